@@ -1,0 +1,82 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ble-mqtt-bridge",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "ble-mqtt-bridge", targets: ["ble-mqtt-bridge"]),
+        .executable(name: "bluez-sim", targets: ["bluez-sim"]),
+        .library(name: "DBusKit", targets: ["DBusKit"]),
+        .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "Bridge", targets: ["Bridge"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+    ],
+    targets: [
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .target(
+            name: "DBusKit",
+            dependencies: ["CDBus", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "MQTT",
+            dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "BlueZ",
+            dependencies: ["DBusKit", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "BridgeCore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .target(
+            name: "Bridge",
+            dependencies: [
+                "BridgeCore", "BlueZ", "MQTT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "BluezSimKit",
+            dependencies: [
+                "DBusKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .executableTarget(
+            name: "ble-mqtt-bridge",
+            dependencies: [
+                "Bridge", "BridgeCore", "BlueZ", "MQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "bluez-sim",
+            dependencies: [
+                "BluezSimKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
+        .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),
+        .testTarget(name: "IntegrationTests", dependencies: []),
+    ]
+)
