@@ -1,1 +1,138 @@
-print("bluez-sim")
+import ArgumentParser
+import BluezSimKit
+import DBusKit
+import Dispatch
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bluez-sim`: a simulated bluetoothd serving BlueZ's `org.bluez` D-Bus API from a scenario file.
+struct BluezSimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bluez-sim",
+        abstract: "Simulate BlueZ (org.bluez on D-Bus) with the peripherals of a scenario file.",
+        discussion: "Prints 'bluez-sim ready' on stdout once org.bluez is owned. SIGINT/SIGTERM end it (exit 0).")
+
+    @Option(help: "Scenario YAML file (format: see scripts/sim/demo.yaml).")
+    var scenario: String
+
+    @Option(help: "D-Bus address to connect to (default: DBUS_SYSTEM_BUS_ADDRESS or the system bus).")
+    var bus: String?
+
+    @Option(name: .customLong("write-log"), help: "Append one line per WriteValue received: <unix_ns> <address> <uuid> <type> <offset> <hex>.")
+    var writeLog: String?
+
+    @Option(name: .customLong("notify-log"), help: "Append one line per notification: <unix_ns> <address> <uuid> <hex>.")
+    var notifyLog: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    @Flag(name: .customLong("no-gatt-cache"), help: "Remove GATT objects on disconnect (BlueZ with Cache=no).")
+    var noGattCache = false
+
+    @Flag(name: .customLong("no-generic-attribute-service"), help: "Do not export the 0x1801 service.")
+    var noGenericAttributeService = false
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("unknown log level \(logLevel)")
+        }
+    }
+
+    func run() async throws {
+        // Handle SIGINT/SIGTERM from the start, so a stop during startup also exits cleanly.
+        let termination = TerminationSignals()
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "bluez-sim")
+        let scenario: Scenario
+        let notify: EventLog?
+        let writes: EventLog?
+        do {
+            scenario = try ScenarioLoader.load(path: self.scenario)
+            notify = try notifyLog.map { path throws(ScenarioError) in try EventLog(path: path, flushEachLine: false) }
+            writes = try writeLog.map { path throws(ScenarioError) in try EventLog(path: path, flushEachLine: true) }
+        } catch {
+            FileHandleStderr.write("bluez-sim: \(error.description)\n")
+            throw ExitCode(1)
+        }
+
+        let connection: DBusConnection
+        do {
+            connection = try bus.map { try DBusConnection.connect(address: $0, logger: logger) }
+                ?? DBusConnection.system(logger: logger)
+        } catch {
+            logger.critical("cannot connect to D-Bus: \(error)")
+            throw ExitCode(2)
+        }
+        var options = SimulatorOptions()
+        options.gattCache = !noGattCache
+        options.genericAttributeService = !noGenericAttributeService
+        let server = DBusObjectServer(connection: connection, logger: logger)
+        let simulator = Simulator(scenario: scenario, server: server, logger: logger, options: options,
+                                  notifyLog: notify, writeLog: writes)
+        await simulator.start()
+        let watcher = simulator.watchBusClients(connection)
+        do {
+            try await connection.requestName(BluezNames.service)
+        } catch {
+            logger.critical("cannot own \(BluezNames.service): \(error)")
+            throw ExitCode(2)
+        }
+        print("bluez-sim ready")
+        fflush(nil)
+
+        let received = await termination.next()
+        logger.info("terminating on signal \(received)")
+        watcher.cancel()
+        await simulator.stop()
+        connection.close()
+    }
+}
+
+/// SIGINT and SIGTERM, delivered through Dispatch instead of killing the process.
+final class TerminationSignals {
+    private let stream: AsyncStream<Int32>
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        self.stream = stream
+        sources = [SIGINT, SIGTERM].map { sig in
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { continuation.yield(sig) }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Waits for the first signal.
+    func next() async -> Int32 {
+        for await sig in stream { return sig }
+        return SIGTERM
+    }
+}
+
+/// Unbuffered writes to standard error.
+enum FileHandleStderr {
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+// `AsyncParsableCommand.main()` cannot be picked from top-level code in main.swift; this is its body.
+do {
+    let command = try BluezSimCommand.parse()
+    try await command.run()
+} catch {
+    BluezSimCommand.exit(withError: error)
+}

@@ -1,0 +1,228 @@
+import DBusKit
+
+/// `org.bluez.Adapter1`: power, discovery sessions and filters, advertisements, device removal.
+extension Simulator {
+    func adapter(_ path: String) throws(DBusError) -> SimulatedAdapter {
+        guard let a = adapters[path] else { throw DBusError(DBusError.Name.unknownObject, "No such adapter \(path)") }
+        return a
+    }
+
+    // MARK: - Discovery
+
+    func startDiscovery(adapter path: String, sender: String) throws(DBusError) {
+        let a = try adapter(path)
+        guard a.powered else { throw BluezError.notReady }
+        guard !a.discoveryClients.contains(sender) else { throw BluezError.busy }
+        a.discoveryClients.insert(sender)
+        logger.debug("StartDiscovery", metadata: ["adapter": "\(path)", "client": "\(sender)"])
+        if a.discoveryClients.count == 1 { beginDiscovery(a) }
+    }
+
+    func stopDiscovery(adapter path: String, sender: String) throws(DBusError) {
+        let a = try adapter(path)
+        guard a.powered else { throw BluezError.notReady }
+        guard a.discoveryClients.remove(sender) != nil else { throw BluezError.failed("No discovery started") }
+        // The session (and the filter that came with it) ends here, as in bluetoothd.
+        a.filters[sender] = nil
+        logger.debug("StopDiscovery", metadata: ["adapter": "\(path)", "client": "\(sender)"])
+        if a.discoveryClients.isEmpty { endDiscovery(a) }
+    }
+
+    func setDiscoveryFilter(adapter path: String, sender: String, filter: [String: DBusValue]) throws(DBusError) {
+        let a = try adapter(path)
+        let parsed = try DiscoveryFilter.parse(filter)
+        a.filters[sender] = parsed
+        logger.debug("SetDiscoveryFilter", metadata: [
+            "adapter": "\(path)", "client": "\(sender)", "uuids": "\(parsed?.uuids ?? [])",
+        ])
+    }
+
+    func beginDiscovery(_ a: SimulatedAdapter) {
+        a.discoveryGeneration &+= 1
+        a.discovering = true
+        let generation = a.discoveryGeneration
+        let start = clock.now
+        for d in devices(of: a) {
+            d.nextAdvertisement = start + firstAdvertisementDelay(d)
+        }
+        let path = a.path
+        Task { [weak self] in
+            await self?.runDiscovery(adapter: path, generation: generation)
+        }
+    }
+
+    func firstAdvertisementDelay(_ d: SimulatedDevice) -> Duration {
+        let base = d.spec.advertiseDelay ?? settings.advertiseDelay
+        let jitterNs = DurationText.nanoseconds(settings.advertiseJitter)
+        let extra = jitterNs == 0 ? 0 : d.random.next() % (jitterNs + 1)
+        return base + .nanoseconds(Int64(extra))
+    }
+
+    func endDiscovery(_ a: SimulatedAdapter) {
+        guard a.discovering else { return }
+        a.discoveryGeneration &+= 1
+        a.discovering = false
+        for d in devices(of: a) {
+            d.nextAdvertisement = nil
+            if d.exported && d.hasRSSIProperty {
+                d.hasRSSIProperty = false
+                var names = ["RSSI"]
+                if d.spec.txPower != nil { names.append("TxPower") }
+                server.invalidateProperties(path: d.path, interface: BluezNames.device, names)
+            }
+        }
+        server.setProperties(path: a.path, interface: BluezNames.adapter, ["Discovering": .bool(false)])
+    }
+
+    /// The discovery loop of one adapter: reports advertisements of in-range peripherals when due.
+    func runDiscovery(adapter path: String, generation: UInt64) async {
+        // bluetoothd replies to StartDiscovery first; Discovering follows once the controller scans.
+        await sleep(.milliseconds(2))
+        guard let a = adapters[path], a.discoveryGeneration == generation else { return }
+        server.setProperties(path: a.path, interface: BluezNames.adapter, ["Discovering": .bool(true)])
+        while let a = adapters[path], a.discoveryGeneration == generation {
+            let now = clock.now
+            var wake = now + .seconds(1)
+            for d in devices(of: a) {
+                guard d.inRange, d.connection == .disconnected else { continue }
+                let due = d.nextAdvertisement ?? (now + firstAdvertisementDelay(d))
+                if due <= now {
+                    advertisement(d, adapter: a)
+                    d.nextAdvertisement = now + settings.rssiInterval
+                } else {
+                    d.nextAdvertisement = due
+                }
+                wake = min(wake, d.nextAdvertisement!)
+            }
+            try? await Task.sleep(until: wake, clock: clock)
+        }
+    }
+
+    /// One advertisement of `d` received by `a`: creates the device object or updates its RSSI.
+    func advertisement(_ d: SimulatedDevice, adapter a: SimulatedAdapter) {
+        let rssi = d.nextRSSI()
+        guard a.accepts(d.spec, rssi: rssi) else { return }
+        d.lastSeen = clock.now
+        if !d.exported {
+            exportDevice(d, rssi: rssi)
+            logger.info("device found", metadata: ["address": "\(d.spec.address)", "name": "\(d.spec.name ?? "")"])
+            return
+        }
+        let previous = server.property(path: d.path, interface: BluezNames.device, name: "RSSI")
+        var changes: [String: DBusValue] = [:]
+        if previous != .int16(rssi) { changes["RSSI"] = .int16(rssi) }
+        if !d.hasRSSIProperty, let tx = d.spec.txPower { changes["TxPower"] = .int16(tx) }
+        d.hasRSSIProperty = true
+        if !changes.isEmpty {
+            server.setProperties(path: d.path, interface: BluezNames.device, changes)
+        }
+    }
+
+    /// Removes temporary (never connected) devices unseen for `temporaryTimeout` on adapters that
+    /// do not discover.
+    func sweepTemporaryDevices() {
+        let now = clock.now
+        for path in deviceOrder {
+            guard let d = devices[path], d.exported, d.temporary, d.connection == .disconnected else { continue }
+            guard let a = adapters[d.adapterPath], !a.discovering else { continue }
+            let seen = d.lastSeen ?? now
+            if d.lastSeen == nil { d.lastSeen = now }
+            if now - seen >= settings.temporaryTimeout {
+                logger.debug("temporary device removed", metadata: ["path": "\(d.path)"])
+                unexportDevice(d)
+            }
+        }
+    }
+
+    // MARK: - Power
+
+    func applyPowered(adapter path: String, _ on: Bool) {
+        guard let a = adapters[path], a.powered != on else { return }
+        a.powered = on
+        logger.info("adapter power", metadata: ["adapter": "\(path)", "powered": "\(on)"])
+        guard !on else { return }
+        a.discoveryClients.removeAll()
+        a.filters.removeAll()
+        endDiscovery(a)
+        for d in devices(of: a) where d.connection != .disconnected {
+            linkLost(d)
+        }
+    }
+
+    // MARK: - Devices
+
+    func removeDevice(adapter path: String, device: String) throws(DBusError) {
+        let a = try adapter(path)
+        guard let d = devices[device], d.exported, d.adapterPath == a.path else { throw BluezError.doesNotExist }
+        if d.connection != .disconnected { linkLost(d) }
+        unexportDevice(d)
+    }
+
+    /// Removes the device object and its GATT objects; the peripheral stays in the scenario.
+    func unexportDevice(_ d: SimulatedDevice) {
+        for c in d.gatt.characteristics {
+            c.state.withLock { s in
+                s.sessions.removeAll()
+                s.active = false
+            }
+        }
+        server.removeSubtree(path: d.path)
+        d.exported = false
+        d.gattExported = false
+        d.servicesResolved = false
+        d.temporary = true
+        d.paired = false
+        d.hasRSSIProperty = false
+        d.lastSeen = nil
+    }
+
+    func connectDevice(adapter path: String, properties: [String: DBusValue]) async throws(DBusError) -> String {
+        let a = try adapter(path)
+        guard a.powered else { throw BluezError.notReady }
+        var address: String?
+        var addressType: String?
+        for (key, raw) in properties {
+            guard case .string(let s) = raw.unwrapped else { throw BluezError.invalidArguments }
+            switch key {
+            case "Address":
+                let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+                guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil }) else {
+                    throw BluezError.invalidArguments
+                }
+                address = s.uppercased()
+            case "AddressType":
+                guard s == "public" || s == "random" else { throw BluezError.invalidArguments }
+                addressType = s
+            default:
+                throw BluezError.invalidArguments
+            }
+        }
+        guard let address, address != "00:00:00:00:00:00" else { throw BluezError.invalidArguments }
+        let target = devices(of: a).first { $0.spec.address == address }
+        if let target, target.exported { throw BluezError.alreadyExists }
+        // Without AddressType BlueZ pages over BR/EDR: every simulated peripheral is LE-only.
+        guard let target, let addressType, target.spec.addressType == addressType else {
+            await sleep(settings.connectTimeout)
+            throw DBusError("org.bluez.Failed", "")
+        }
+        return try await establishLink(target, viaConnectDevice: true)
+    }
+
+    // MARK: - Agents
+
+    func registerAgent(sender: String, path: String, capability: String) throws(DBusError) {
+        let capabilities = ["", "DisplayOnly", "DisplayYesNo", "KeyboardOnly", "NoInputNoOutput", "KeyboardDisplay"]
+        guard capabilities.contains(capability) else { throw BluezError.invalidArguments }
+        guard agents[sender] == nil else { throw BluezError.alreadyExists }
+        agents[sender] = path
+    }
+
+    func unregisterAgent(sender: String, path: String) throws(DBusError) {
+        guard agents[sender] == path else { throw BluezError.doesNotExist("No such Agent") }
+        agents[sender] = nil
+    }
+
+    func requestDefaultAgent(sender: String, path: String) throws(DBusError) {
+        guard agents[sender] == path else { throw BluezError.doesNotExist("No such Agent") }
+    }
+}

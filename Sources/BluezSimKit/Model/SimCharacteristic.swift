@@ -1,0 +1,142 @@
+import Synchronization
+
+/// A characteristic of a simulated peripheral: its fixed description (paths, handles, flags)
+/// and its running state (peripheral-side value, generator, notification sessions).
+///
+/// Shared between the ``Simulator`` actor (method calls) and the ``NotificationScheduler``
+/// thread (periodic notifications); the mutable part is behind a mutex.
+public final class SimCharacteristic: Sendable {
+    /// The running state.
+    struct State: Sendable {
+        /// The peripheral's current value (what a read returns).
+        var value: [UInt8]
+        /// Produces new values for notifications (and reads once one was produced).
+        var generator: ValueGenerator?
+        /// D-Bus unique names with a notification session (StartNotify).
+        var sessions: Set<String> = []
+        /// True while notifications flow: sessions exist and the device is connected with services resolved.
+        var active = false
+        /// Bumped on each activation; a scheduled entry with an older token is dropped.
+        var token: UInt64 = 0
+    }
+
+    /// Object path (`.../service000c/char000d`).
+    public let path: String
+    /// Full 128-bit UUID.
+    public let uuid: String
+    /// BlueZ flag names.
+    public let flags: [String]
+    /// The characteristic declaration handle (used in the path).
+    public let handle: UInt16
+    /// The owning service's object path.
+    public let servicePath: String
+    /// The device address (for logs).
+    public let address: String
+    /// Notification period, nil for none.
+    public let interval: Duration?
+    /// Full UUID of the characteristic notified on write (same service), if any.
+    public let echoTo: String?
+    /// ATT error for reads, if injected.
+    public let readError: UInt8?
+    /// ATT error for writes, if injected (with ``acceptedWrites``: for other values only).
+    public let writeError: UInt8?
+    /// The only values writes may carry, if restricted.
+    public let acceptedWrites: [[UInt8]]?
+    /// Its descriptors, in handle order.
+    public let descriptors: [SimDescriptor]
+    /// `"<address> <uuid> "` pre-encoded for the notification log.
+    let logPrefix: [UInt8]
+    let state: Mutex<State>
+
+    init(spec: CharacteristicSpec, handle: UInt16, servicePath: String, address: String,
+         descriptors: [SimDescriptor], seed: UInt64) {
+        self.uuid = spec.uuid
+        self.flags = spec.flags
+        self.handle = handle
+        self.servicePath = servicePath
+        self.path = servicePath + "/" + BluezNames.handleComponent("char", handle)
+        self.address = address
+        self.interval = spec.interval
+        self.echoTo = spec.echoTo
+        self.readError = spec.readError
+        self.writeError = spec.writeError
+        self.acceptedWrites = spec.acceptedWrites
+        self.descriptors = descriptors
+        self.logPrefix = Array((address + " " + spec.uuid + " ").utf8)
+        let generator = spec.generator.map {
+            ValueGenerator(spec: $0, seed: SimRandom(seed: seed, text: address + spec.uuid))
+        }
+        var initial = spec.value
+        // A generated characteristic without an explicit start value starts at the generator's first value.
+        var gen = generator
+        if initial.isEmpty, gen != nil { initial = gen!.next() }
+        self.state = Mutex(State(value: initial, generator: gen))
+    }
+
+    /// True for `notify` or `indicate`.
+    public var canNotify: Bool { flags.contains("notify") || flags.contains("indicate") }
+
+    /// The current peripheral-side value.
+    public var value: [UInt8] { state.withLock { $0.value } }
+
+    /// Stores a value written by the central.
+    func store(_ bytes: [UInt8], offset: Int) {
+        state.withLock { s in
+            if offset == 0 {
+                s.value = bytes
+            } else {
+                s.value = Array(s.value.prefix(offset)) + bytes
+            }
+        }
+    }
+
+    /// The next notified value while `token` is current and notifications are active; nil otherwise.
+    func nextNotification(token: UInt64) -> [UInt8]? {
+        state.withLock { s in
+            guard s.active, s.token == token else { return nil }
+            if s.generator != nil { s.value = s.generator!.next() }
+            return s.value
+        }
+    }
+
+    /// True when notifications are flowing now.
+    var isActive: Bool { state.withLock { $0.active } }
+}
+
+/// A descriptor of a simulated characteristic.
+public final class SimDescriptor: Sendable {
+    /// Object path (`.../char000d/desc000f`).
+    public let path: String
+    /// Full 128-bit UUID.
+    public let uuid: String
+    /// The handle.
+    public let handle: UInt16
+    /// BlueZ flag names (for the simulator's own access checks; BlueZ does not export descriptor flags).
+    public let flags: [String]
+    let value: Mutex<[UInt8]>
+
+    init(uuid: String, handle: UInt16, characteristicPath: String, value: [UInt8], flags: [String]) {
+        self.uuid = uuid
+        self.handle = handle
+        self.path = characteristicPath + "/" + BluezNames.handleComponent("desc", handle)
+        self.flags = flags
+        self.value = Mutex(value)
+    }
+
+    /// True for the Client Characteristic Configuration descriptor (0x2902).
+    public var isCCC: Bool { uuid == BluetoothUUID.normalize("2902") }
+}
+
+/// A primary or secondary service of a simulated peripheral.
+public struct SimService: Sendable {
+    /// Object path (`.../dev_XX/service000c`).
+    public let path: String
+    /// Full 128-bit UUID.
+    public let uuid: String
+    /// `GattService1.Primary`.
+    public let primary: Bool
+    /// First handle.
+    public let handle: UInt16
+    /// Its characteristics in handle order.
+    public let characteristics: [SimCharacteristic]
+}

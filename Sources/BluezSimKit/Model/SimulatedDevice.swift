@@ -1,0 +1,113 @@
+/// The link state of a simulated device.
+public enum ConnectionState: Sendable, Equatable {
+    /// No link.
+    case disconnected
+    /// `Connect` is waiting for the link.
+    case connecting
+    /// Linked (`Connected` is true).
+    case connected
+    /// `Disconnect` is tearing the link down.
+    case disconnecting
+}
+
+/// One peripheral of the scenario and the BlueZ device object that represents it on its adapter.
+///
+/// The peripheral side (in range, GATT database, values) exists for the whole run; the device
+/// object (`/org/bluez/hciX/dev_...`) exists once discovery saw the peripheral, a `ConnectDevice`
+/// reached it, or the scenario marks it known, until `RemoveDevice` or the temporary-device timeout.
+/// Confined to the ``Simulator`` actor.
+final class SimulatedDevice {
+    let spec: PeripheralSpec
+    let adapterPath: String
+    let path: String
+    let gatt: GattDatabase
+
+    /// The peripheral is in radio range: it advertises and accepts connections.
+    var inRange: Bool
+    /// The Device1 object is exported.
+    var exported = false
+    /// BlueZ's temporary flag: never connected nor paired; removed when unseen for a while.
+    var temporary = true
+    var paired: Bool
+    var connection: ConnectionState = .disconnected
+    /// Bumped whenever a connection attempt or link ends, so stale continuations give up.
+    var linkGeneration: UInt64 = 0
+    var servicesResolved = false
+    /// The GATT objects are exported (they stay across disconnects: BlueZ's `Cache = always`).
+    var gattExported = false
+    /// Current RSSI of the random walk.
+    var rssi: Int16
+    var random: SimRandom
+    /// The `RSSI` property is present (it is invalidated when discovery stops).
+    var hasRSSIProperty = false
+    /// Last time an advertisement was reported.
+    var lastSeen: ContinuousClock.Instant?
+    /// When the next advertisement is due while its adapter discovers.
+    var nextAdvertisement: ContinuousClock.Instant?
+
+    init(spec: PeripheralSpec, adapterPath: String, settings: ScenarioSettings, genericAttributeService: Bool) {
+        self.spec = spec
+        self.adapterPath = adapterPath
+        self.path = BluezNames.devicePath(adapter: adapterPath, address: spec.address)
+        self.gatt = GattDatabase(spec: spec, devicePath: path, genericAttributeService: genericAttributeService,
+                                 seed: settings.seed)
+        self.inRange = spec.inRange
+        self.paired = spec.paired
+        self.rssi = spec.rssi
+        self.random = SimRandom(seed: settings.seed, text: "rssi" + spec.address)
+    }
+
+    /// The alias BlueZ shows: the name, else the address with dashes.
+    var alias: String {
+        spec.name ?? String(spec.address.map { $0 == ":" ? "-" : $0 })
+    }
+
+    /// The next RSSI of a bounded random walk around the scenario's mean.
+    func nextRSSI() -> Int16 {
+        // 127 means "RSSI not available" (HCI); btvirt reports it for every advertisement.
+        if spec.rssi == 127 { return 127 }
+        let step = Int16(Int(random.next() % 7) - 3)
+        let mean = spec.rssi
+        var v = rssi &+ step
+        v = min(mean + 8, max(mean - 8, v))
+        rssi = v
+        return v
+    }
+
+    /// The `Device1.UUIDs` value: advertised services, plus every resolved service once connected.
+    var uuids: [String] {
+        var set = Set(spec.advertisedServices)
+        if gattExported { set.formUnion(gatt.resolvedUUIDs) }
+        return set.sorted()
+    }
+}
+
+/// A local adapter and its discovery sessions. Confined to the ``Simulator`` actor.
+final class SimulatedAdapter {
+    let spec: AdapterSpec
+    let path: String
+    var powered: Bool
+    /// Unique names of clients with a discovery session.
+    var discoveryClients: Set<String> = []
+    /// Discovery filters by client.
+    var filters: [String: DiscoveryFilter] = [:]
+    /// Bumped on every start/stop of discovery.
+    var discoveryGeneration: UInt64 = 0
+    var discovering = false
+
+    init(spec: AdapterSpec) {
+        self.spec = spec
+        self.path = BluezNames.adapterPath(spec.name)
+        self.powered = spec.powered
+    }
+
+    /// True when an advertisement of `device` at `rssi` passes the merged filter of the
+    /// discovering clients (any client without a filter sees everything).
+    func accepts(_ device: PeripheralSpec, rssi: Int16) -> Bool {
+        for client in discoveryClients {
+            guard let f = filters[client] else { return true }
+            if f.matches(device, rssi: rssi) { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,226 @@
+/// A simulation scenario: adapters, peripherals and timings (loaded from YAML by ``ScenarioLoader``).
+///
+/// The YAML format is documented at the top of `scripts/sim/demo.yaml`.
+public struct Scenario: Sendable {
+    /// Global timings and behaviour switches.
+    public var settings: ScenarioSettings
+    /// The local adapters (`/org/bluez/hci0`, ...); at least one.
+    public var adapters: [AdapterSpec]
+    /// The peripherals in radio range (after `count` expansion).
+    public var devices: [PeripheralSpec]
+
+    /// Creates a scenario.
+    public init(settings: ScenarioSettings = ScenarioSettings(), adapters: [AdapterSpec], devices: [PeripheralSpec]) {
+        self.settings = settings
+        self.adapters = adapters
+        self.devices = devices
+    }
+}
+
+/// Global timings and behaviour switches of a scenario (`settings:`).
+public struct ScenarioSettings: Sendable {
+    /// From discovery start until a device's first advertisement is reported.
+    public var advertiseDelay: Duration = .milliseconds(150)
+    /// Extra random delay (0...jitter) added per device to `advertiseDelay`.
+    public var advertiseJitter: Duration = .milliseconds(100)
+    /// How often advertisements (RSSI updates) are reported while discovering.
+    public var rssiInterval: Duration = .seconds(1)
+    /// A never-connected ("temporary") device object is removed when it has not been seen for this long
+    /// and its adapter is not discovering (BlueZ's TemporaryTimeout, 30 s).
+    public var temporaryTimeout: Duration = .seconds(30)
+    /// From `Connect` until `Connected` becomes true.
+    public var connectDelay: Duration = .milliseconds(50)
+    /// From `Connected` until the GATT objects are exported and `ServicesResolved` becomes true.
+    public var resolveDelay: Duration = .milliseconds(200)
+    /// From `Disconnect` until the device is disconnected.
+    public var disconnectDelay: Duration = .milliseconds(50)
+    /// How long a connection attempt to a peripheral that is not in range takes to fail.
+    public var connectTimeout: Duration = .seconds(5)
+    /// The ATT MTU reported by `GattCharacteristic1.MTU`.
+    public var mtu: UInt16 = 247
+    /// When true (the default), `WriteValue` with `type: command` needs the `write-without-response` flag.
+    /// Real BlueZ 5.66 sends the Write Command anyway and a lenient peripheral accepts it: set false for that.
+    public var strictWriteCommand: Bool = true
+    /// Seed of every pseudo-random value (RSSI walks, generators).
+    public var seed: UInt64 = 1
+
+    /// Default settings.
+    public init() {}
+}
+
+/// A local Bluetooth adapter (`adapters:` entry).
+public struct AdapterSpec: Sendable {
+    /// `hci0`: the last path component.
+    public var name: String
+    /// `Adapter1.Address`.
+    public var address: String
+    /// `Adapter1.Name` (the system name).
+    public var systemName: String
+    /// `Adapter1.Alias` at start.
+    public var alias: String
+    /// `Adapter1.Powered` at start.
+    public var powered: Bool
+    /// `Adapter1.Discoverable` at start.
+    public var discoverable: Bool
+    /// `Adapter1.Pairable` at start.
+    public var pairable: Bool
+    /// `Adapter1.Class`.
+    public var deviceClass: UInt32
+
+    /// Creates an adapter description.
+    public init(name: String, address: String, systemName: String = "bluez-sim", alias: String? = nil,
+                powered: Bool = true, discoverable: Bool = false, pairable: Bool = true, deviceClass: UInt32 = 0x000000) {
+        self.name = name
+        self.address = address
+        self.systemName = systemName
+        self.alias = alias ?? systemName
+        self.powered = powered
+        self.discoverable = discoverable
+        self.pairable = pairable
+        self.deviceClass = deviceClass
+    }
+}
+
+/// A peripheral in radio range (`devices:` entry).
+public struct PeripheralSpec: Sendable {
+    /// `AA:BB:CC:DD:EE:FF` (uppercase).
+    public var address: String
+    /// `public` or `random`.
+    public var addressType: String
+    /// The advertised local name; nil when it advertises none.
+    public var name: String?
+    /// The adapter (`hci0`) that sees it.
+    public var adapter: String
+    /// Mean RSSI in dBm.
+    public var rssi: Int16
+    /// Advertised TX power, when any.
+    public var txPower: Int16?
+    /// GAP appearance, when any.
+    public var appearance: UInt16?
+    /// Service UUIDs in its advertisements (full 128-bit form).
+    public var advertisedServices: [String]
+    /// Manufacturer data by company id.
+    public var manufacturerData: [UInt16: [UInt8]]
+    /// Service data by full 128-bit UUID.
+    public var serviceData: [String: [UInt8]]
+    /// The advertising flags AD field.
+    public var advertisingFlags: [UInt8]
+    /// True when BlueZ already has a device object for it at start (stored from an earlier session).
+    public var known: Bool
+    /// `Device1.Paired` / `Bonded` at start (implies `known`).
+    public var paired: Bool
+    /// `Device1.Trusted` at start.
+    public var trusted: Bool
+    /// False to keep it out of range at start (no advertisements, connections fail).
+    public var inRange: Bool
+    /// Per-device timing overrides (nil: the scenario setting).
+    public var advertiseDelay: Duration?
+    /// Per-device override of ``ScenarioSettings/connectDelay``.
+    public var connectDelay: Duration?
+    /// Per-device override of ``ScenarioSettings/resolveDelay``.
+    public var resolveDelay: Duration?
+    /// Per-device override of ``ScenarioSettings/disconnectDelay``.
+    public var disconnectDelay: Duration?
+    /// Per-device ATT MTU.
+    public var mtu: UInt16?
+    /// The GATT database (primary services in handle order).
+    public var services: [ServiceSpec]
+
+    /// Creates a peripheral description.
+    public init(address: String, addressType: String = "public", name: String? = nil, adapter: String = "hci0",
+                rssi: Int16 = -60, txPower: Int16? = nil, appearance: UInt16? = nil, advertisedServices: [String] = [],
+                manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:],
+                advertisingFlags: [UInt8] = [0x06], known: Bool = false, paired: Bool = false, trusted: Bool = false,
+                inRange: Bool = true, services: [ServiceSpec] = []) {
+        self.address = address
+        self.addressType = addressType
+        self.name = name
+        self.adapter = adapter
+        self.rssi = rssi
+        self.txPower = txPower
+        self.appearance = appearance
+        self.advertisedServices = advertisedServices
+        self.manufacturerData = manufacturerData
+        self.serviceData = serviceData
+        self.advertisingFlags = advertisingFlags
+        self.known = known
+        self.paired = paired
+        self.trusted = trusted
+        self.inRange = inRange
+        self.services = services
+    }
+}
+
+/// A GATT service of a peripheral.
+public struct ServiceSpec: Sendable {
+    /// Full 128-bit UUID.
+    public var uuid: String
+    /// `GattService1.Primary`.
+    public var primary: Bool
+    /// Its characteristics in handle order.
+    public var characteristics: [CharacteristicSpec]
+
+    /// Creates a service description.
+    public init(uuid: String, primary: Bool = true, characteristics: [CharacteristicSpec] = []) {
+        self.uuid = uuid
+        self.primary = primary
+        self.characteristics = characteristics
+    }
+}
+
+/// A GATT characteristic of a peripheral.
+public struct CharacteristicSpec: Sendable {
+    /// Full 128-bit UUID.
+    public var uuid: String
+    /// BlueZ flag names: `read`, `write`, `write-without-response`, `notify`, `indicate`, `reliable-write`, ...
+    public var flags: [String]
+    /// The value at start (what a read returns before any write or generated value).
+    public var value: [UInt8]
+    /// Generator of notified (and read) values; nil: notifications repeat the current value.
+    public var generator: ValueGeneratorSpec?
+    /// Notification period while notifying; nil: no periodic notifications.
+    public var interval: Duration?
+    /// Full UUID of a characteristic of the same service that notifies every value written here.
+    public var echoTo: String?
+    /// When set, reads fail with this ATT error code.
+    public var readError: UInt8?
+    /// When set, writes fail with this ATT error code (with ``acceptedWrites``: only other values).
+    public var writeError: UInt8?
+    /// When set, only these values may be written; others fail with ``writeError`` (default 0x80),
+    /// like a control point that rejects unknown opcodes.
+    public var acceptedWrites: [[UInt8]]?
+    /// Extra descriptors (a CCC 2902 is added automatically for notify/indicate).
+    public var descriptors: [DescriptorSpec]
+
+    /// Creates a characteristic description.
+    public init(uuid: String, flags: [String], value: [UInt8] = [], generator: ValueGeneratorSpec? = nil,
+                interval: Duration? = nil, echoTo: String? = nil, readError: UInt8? = nil, writeError: UInt8? = nil,
+                descriptors: [DescriptorSpec] = []) {
+        self.uuid = uuid
+        self.flags = flags
+        self.value = value
+        self.generator = generator
+        self.interval = interval
+        self.echoTo = echoTo
+        self.readError = readError
+        self.writeError = writeError
+        self.descriptors = descriptors
+    }
+}
+
+/// A GATT descriptor of a characteristic.
+public struct DescriptorSpec: Sendable {
+    /// Full 128-bit UUID.
+    public var uuid: String
+    /// Its value.
+    public var value: [UInt8]
+    /// BlueZ flag names (default `read`).
+    public var flags: [String]
+
+    /// Creates a descriptor description.
+    public init(uuid: String, value: [UInt8] = [], flags: [String] = ["read"]) {
+        self.uuid = uuid
+        self.value = value
+        self.flags = flags
+    }
+}

@@ -1,0 +1,92 @@
+extension BridgeConfig {
+    /// One entry of `devices`.
+    public struct Device: Sendable, Hashable {
+        /// Which peripherals the entry applies to.
+        public enum Match: Sendable, Hashable, CustomStringConvertible {
+            /// `match: { address: "C8:12:34:56:78:9A" }`
+            case address(BluetoothAddress)
+            /// `match: { name: "Polar H10*" }` (glob with `*` and `?`).
+            case name(NamePattern)
+
+            /// `address C8:...` or `name "Polar H10*"`.
+            public var description: String {
+                switch self {
+                case .address(let address): return "address \(address)"
+                case .name(let pattern): return "name \"\(pattern)\""
+                }
+            }
+
+            /// Whether a peripheral with this address and advertised name matches.
+            public func matches(address: BluetoothAddress, name: String?) -> Bool {
+                switch self {
+                case .address(let wanted): return wanted == address
+                case .name(let pattern): return name.map(pattern.matches) ?? false
+                }
+            }
+        }
+
+        /// `match`.
+        public var match: Match
+        /// `name`: the device's topic segment instead of its address.
+        public var name: String?
+        /// `characteristics`: per-characteristic settings.
+        public var characteristics: [Characteristic]
+        /// `services`: per-service settings.
+        public var services: [Service]
+
+        /// Creates an entry.
+        public init(match: Match, name: String? = nil, characteristics: [Characteristic] = [], services: [Service] = []) {
+            self.match = match
+            self.name = name
+            self.characteristics = characteristics
+            self.services = services
+        }
+
+        /// The settings of a characteristic UUID, if any.
+        public func characteristic(_ uuid: BluetoothUUID) -> Characteristic? {
+            characteristics.first { $0.uuid == uuid }
+        }
+
+        /// The settings of a service UUID, if any.
+        public func service(_ uuid: BluetoothUUID) -> Service? {
+            services.first { $0.uuid == uuid }
+        }
+    }
+
+    /// One entry of `devices[].characteristics`.
+    public struct Characteristic: Sendable, Hashable {
+        /// `uuid`.
+        public var uuid: BluetoothUUID
+        /// `name`: the topic segment instead of the UUID.
+        public var name: String?
+        /// `format`; `nil` when not set (see ``effectiveFormat``).
+        public var format: ValueFormat?
+        /// `poll`: read periodically at this interval.
+        public var poll: Duration?
+
+        /// The configured format, else the SIG default for the UUID.
+        public var effectiveFormat: ValueFormat { format ?? .default(for: uuid) }
+
+        /// Creates an entry.
+        public init(uuid: BluetoothUUID, name: String? = nil, format: ValueFormat? = nil, poll: Duration? = nil) {
+            self.uuid = uuid
+            self.name = name
+            self.format = format
+            self.poll = poll
+        }
+    }
+
+    /// One entry of `devices[].services`.
+    public struct Service: Sendable, Hashable {
+        /// `uuid`.
+        public var uuid: BluetoothUUID
+        /// `name`: the topic segment instead of the UUID.
+        public var name: String?
+
+        /// Creates an entry.
+        public init(uuid: BluetoothUUID, name: String? = nil) {
+            self.uuid = uuid
+            self.name = name
+        }
+    }
+}

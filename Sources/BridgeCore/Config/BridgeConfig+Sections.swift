@@ -1,0 +1,63 @@
+extension BridgeConfig {
+    /// The `bluetooth` section.
+    public struct Bluetooth: Sendable, Hashable {
+        /// `adapter`: the adapter name, default `"hci0"` (a path such as `/org/bluez/hci1` is accepted and reduced to its name).
+        public var adapter: String
+        /// `services`: the scan filter; every advertiser of one of these is connected.
+        public var services: [BluetoothUUID]
+        /// `scan_watchdog`: restart discovery when no advertisement has been seen for this long while scanning; `nil` disables.
+        public var scanWatchdog: Duration?
+
+        /// The adapter's BlueZ object path, e.g. `/org/bluez/hci0`.
+        public var adapterPath: String { "/org/bluez/\(adapter)" }
+
+        /// Creates the section.
+        public init(adapter: String = "hci0", services: [BluetoothUUID] = [], scanWatchdog: Duration? = nil) {
+            self.adapter = adapter
+            self.services = services
+            self.scanWatchdog = scanWatchdog
+        }
+    }
+
+    /// The `homeassistant` section.
+    public struct HomeAssistant: Sendable, Hashable {
+        /// `discovery`, default `false`.
+        public var discovery: Bool
+        /// `prefix`, default `"homeassistant"`.
+        public var prefix: String
+
+        /// Creates the section.
+        public init(discovery: Bool = false, prefix: String = "homeassistant") {
+            self.discovery = discovery
+            self.prefix = prefix
+        }
+    }
+
+    /// The `commands` section.
+    public struct Commands: Sendable, Hashable {
+        /// `timeout`, default 10 s: how long a command waits for its device and for BlueZ.
+        public var timeout: Duration
+        /// `queue`, default 32: commands waiting per device; more are rejected.
+        public var queue: Int
+
+        /// Creates the section.
+        public init(timeout: Duration = .seconds(10), queue: Int = 32) {
+            self.timeout = timeout
+            self.queue = queue
+        }
+    }
+
+    /// The `reconnect` section.
+    public struct Reconnect: Sendable, Hashable {
+        /// `initial_delay`, default 1 s.
+        public var initialDelay: Duration
+        /// `max_delay`, default 60 s.
+        public var maxDelay: Duration
+
+        /// Creates the section.
+        public init(initialDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(60)) {
+            self.initialDelay = initialDelay
+            self.maxDelay = maxDelay
+        }
+    }
+}

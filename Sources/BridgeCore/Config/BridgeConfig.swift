@@ -1,0 +1,60 @@
+import Logging
+
+/// The bridge configuration (`bridge.yaml`, SPEC §3), with every default applied.
+///
+/// Load it with ``load(path:environment:hostName:)`` or
+/// ``parse(yaml:fileName:environment:hostName:)``; every error is a
+/// ``ConfigError`` located at the offending node.
+public struct BridgeConfig: Sendable, Hashable {
+    /// `mqtt`: the broker connection.
+    public var mqtt: MQTT
+    /// `bluetooth`: the adapter and the scan filter.
+    public var bluetooth: Bluetooth
+    /// `state_file`: where known peripherals are kept (SPEC §5); `nil` keeps nothing.
+    public var stateFile: String?
+    /// `homeassistant`: MQTT discovery for Home Assistant.
+    public var homeAssistant: HomeAssistant
+    /// `commands`: `/set`, `/get` and bridge request handling.
+    public var commands: Commands
+    /// `reconnect`: the reconnect backoff (BLE devices and broker).
+    public var reconnect: Reconnect
+    /// `log_level`: `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`; `nil` when not set.
+    public var logLevel: Logger.Level?
+    /// `devices`: per-device settings, in file order.
+    public var devices: [Device]
+    /// Non-fatal findings of the loader (e.g. `mqtt.tls` with an `mqtt://` URL),
+    /// printed like errors: `file:line:column: message`.
+    public var warnings: [ConfigError] = []
+
+    /// Creates a configuration; everything but the broker has a default.
+    public init(
+        mqtt: MQTT,
+        bluetooth: Bluetooth = Bluetooth(),
+        stateFile: String? = nil,
+        homeAssistant: HomeAssistant = HomeAssistant(),
+        commands: Commands = Commands(),
+        reconnect: Reconnect = Reconnect(),
+        logLevel: Logger.Level? = nil,
+        devices: [Device] = []
+    ) {
+        self.mqtt = mqtt
+        self.bluetooth = bluetooth
+        self.stateFile = stateFile
+        self.homeAssistant = homeAssistant
+        self.commands = commands
+        self.reconnect = reconnect
+        self.logLevel = logLevel
+        self.devices = devices
+    }
+
+    /// The first `devices` entry that applies to a peripheral: an entry matching
+    /// its address wins over one matching its name.
+    public func device(address: BluetoothAddress, name: String?) -> Device? {
+        if let byAddress = devices.first(where: { $0.match == .address(address) }) { return byAddress }
+        guard let name else { return nil }
+        return devices.first { device in
+            if case .name(let pattern) = device.match { return pattern.matches(name) }
+            return false
+        }
+    }
+}

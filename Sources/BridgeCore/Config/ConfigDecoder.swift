@@ -1,0 +1,539 @@
+import Logging
+import Yams
+
+/// Turns the composed YAML tree of `bridge.yaml` into a ``BridgeConfig``,
+/// reporting every problem at the offending node.
+struct ConfigDecoder {
+    let fileName: String
+    let environment: [String: String]
+    let hostName: String
+    /// Non-fatal findings, collected while decoding.
+    var warnings: [ConfigError] = []
+
+    /// A 1-based line and column (Yams' `Mark` cannot be created outside Yams).
+    struct Position: Equatable {
+        var line: Int
+        var column: Int
+
+        init(line: Int, column: Int) {
+            self.line = line
+            self.column = column
+        }
+
+        init?(_ mark: Mark?) {
+            guard let mark else { return nil }
+            self.init(line: mark.line, column: mark.column)
+        }
+    }
+
+    /// A node and its key path (`mqtt.tls.ca_file`, `devices[0].name`) for messages.
+    struct Located {
+        let node: Node
+        let path: String
+        /// The position to report for this node's value.
+        let mark: Position?
+        /// The position of the key this node is the value of (the node itself when none).
+        let keyMark: Position?
+
+        init(node: Node, path: String, keyMark: Position? = nil) {
+            self.node = node
+            self.path = path
+            self.mark = Position(node.mark) ?? keyMark
+            self.keyMark = keyMark ?? Position(node.mark)
+        }
+    }
+
+    /// The checked entries of a mapping.
+    struct Fields {
+        let path: String
+        let mark: Position?
+        var entries: [String: Located]
+
+        /// The value of `key`, or `nil` when the key is absent or its value is null.
+        func callAsFunction(_ key: String) -> Located? {
+            guard let value = entries[key], !ConfigDecoder.isNull(value.node) else { return nil }
+            return value
+        }
+
+        func qualified(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    }
+
+    // MARK: - Errors
+
+    func error(_ code: ConfigError.Code, _ message: String, at mark: Position?) -> ConfigError {
+        ConfigError(code: code, file: fileName, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message)
+    }
+
+    func yamlError(_ error: YamlError, yaml: String) -> ConfigError {
+        func describe(_ problem: String, _ context: YamlError.Context?) -> String {
+            if problem == "but found another document" {
+                return "invalid YAML: the file must hold a single document (found a second one)"
+            }
+            guard let context else { return "invalid YAML: \(problem)" }
+            return "invalid YAML: \(problem) (\(context.text) at line \(context.mark.line), column \(context.mark.column))"
+        }
+        switch error {
+        case .scanner(let context, let problem, let mark, _),
+            .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            return self.error(.yamlSyntax, describe(problem, context), at: Position(mark))
+        case .reader(let problem, let offset, _, _):
+            var line = 1
+            var column = 1
+            if let offset {
+                for character in yaml.prefix(offset) {
+                    if character == "\n" || character == "\r\n" {
+                        line += 1
+                        column = 1
+                    } else {
+                        column += character.unicodeScalars.count
+                    }
+                }
+            }
+            return ConfigError(
+                code: .yamlSyntax, file: fileName, line: line, column: column, message: "invalid YAML: \(problem)")
+        default:
+            return self.error(.yamlSyntax, "invalid YAML: \(error)", at: nil)
+        }
+    }
+
+    // MARK: - Node access
+
+    static func isNull(_ node: Node) -> Bool {
+        guard case .scalar(let scalar) = node, scalar.style == .plain || scalar.style == .any else { return false }
+        switch scalar.string {
+        case "", "~", "null", "Null", "NULL": return true
+        default: return false
+        }
+    }
+
+    static func kind(of node: Node) -> String {
+        switch node {
+        case .scalar(let scalar): return isNull(node) ? "nothing" : "'\(scalar.string)'"
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        }
+    }
+
+    func mapping(_ value: Located, known: [String]) throws(ConfigError) -> Fields {
+        guard case .mapping(let mapping) = value.node else {
+            throw error(
+                .wrongType, "expected a mapping for '\(value.path)', found \(Self.kind(of: value.node))", at: value.mark)
+        }
+        var entries: [String: Located] = [:]
+        for (keyNode, valueNode) in mapping {
+            guard case .scalar(let keyScalar) = keyNode else {
+                throw error(.wrongType, "expected a string key in '\(value.path)', found \(Self.kind(of: keyNode))", at: Position(keyNode.mark))
+            }
+            let key = keyScalar.string
+            let path = value.path.isEmpty ? key : "\(value.path).\(key)"
+            guard known.contains(key) else {
+                let place = value.path.isEmpty ? "at the top level" : "in '\(value.path)'"
+                var message = "unknown key '\(key)' \(place)"
+                if let suggestion = KeySuggestion.closest(to: key, in: known) {
+                    message += " (did you mean '\(suggestion)'?)"
+                } else {
+                    message += " (known keys: \(known.joined(separator: ", ")))"
+                }
+                throw error(.unknownKey, message, at: Position(keyNode.mark))
+            }
+            if let first = entries[key] {
+                let firstLine = first.keyMark.map { " (first at line \($0.line))" } ?? ""
+                throw error(.duplicateKey, "duplicate key '\(path)'\(firstLine)", at: Position(keyNode.mark))
+            }
+            entries[key] = Located(node: valueNode, path: path, keyMark: Position(keyNode.mark))
+        }
+        return Fields(path: value.path, mark: value.mark, entries: entries)
+    }
+
+    func list(_ value: Located) throws(ConfigError) -> [Located] {
+        guard case .sequence(let sequence) = value.node else {
+            throw error(.wrongType, "expected a list for '\(value.path)', found \(Self.kind(of: value.node))", at: value.mark)
+        }
+        return sequence.enumerated().map { Located(node: $1, path: "\(value.path)[\($0)]") }
+    }
+
+    /// The scalar's text with `${VAR}` expanded.
+    func string(_ value: Located) throws(ConfigError) -> String {
+        guard case .scalar(let scalar) = value.node else {
+            throw error(.wrongType, "expected a string for '\(value.path)', found \(Self.kind(of: value.node))", at: value.mark)
+        }
+        do {
+            return try EnvironmentExpansion.expand(scalar.string, environment: environment)
+        } catch {
+            // Point at the "$" itself when the scalar is written plainly on one line.
+            var mark = value.mark
+            if let base = mark, scalar.style == .plain,
+                !scalar.string.unicodeScalars.prefix(error.offset).contains("\n")
+            {
+                mark = Position(line: base.line, column: base.column + error.offset)
+            }
+            throw self.error(error.isUndefinedVariable ? .undefinedVariable : .invalidValue, error.message, at: mark)
+        }
+    }
+
+    func nonEmptyString(_ value: Located) throws(ConfigError) -> String {
+        let text = try string(value)
+        guard !text.isEmpty else { throw error(.invalidValue, "'\(value.path)' must not be empty", at: value.mark) }
+        return text
+    }
+
+    func bool(_ value: Located) throws(ConfigError) -> Bool {
+        let text = try string(value)
+        switch text.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default:
+            throw error(.wrongType, "expected a boolean (true or false) for '\(value.path)', found '\(text)'", at: value.mark)
+        }
+    }
+
+    func integer(_ value: Located, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        let text = try string(value)
+        guard let number = Int(text) else {
+            throw error(.wrongType, "expected an integer for '\(value.path)', found '\(text)'", at: value.mark)
+        }
+        guard range.contains(number) else {
+            throw error(
+                .invalidValue, "'\(value.path)' must be between \(range.lowerBound) and \(range.upperBound), not \(number)",
+                at: value.mark)
+        }
+        return number
+    }
+
+    func duration(_ value: Located, minimum: Duration = .nanoseconds(1), maximum: Duration? = nil) throws(ConfigError) -> Duration {
+        let text = try string(value)
+        let duration: Duration
+        do {
+            duration = try DurationSyntax.parse(text)
+        } catch {
+            throw self.error(.invalidDuration, "\(error.message) for '\(value.path)'", at: value.mark)
+        }
+        if duration < minimum {
+            let message = minimum == .nanoseconds(1)
+                ? "'\(value.path)' must be greater than zero"
+                : "'\(value.path)' must be at least \(DurationSyntax.format(minimum))"
+            throw error(.invalidDuration, message, at: value.mark)
+        }
+        if let maximum, duration > maximum {
+            throw error(.invalidDuration, "'\(value.path)' must be at most \(DurationSyntax.format(maximum))", at: value.mark)
+        }
+        return duration
+    }
+
+    func uuid(_ value: Located) throws(ConfigError) -> BluetoothUUID {
+        let text = try string(value)
+        guard let uuid = BluetoothUUID(text) else {
+            throw error(
+                .invalidUUID,
+                "invalid Bluetooth UUID '\(text)' for '\(value.path)' (expected 16-bit like 180d, 32-bit, or 128-bit like 0000180d-0000-1000-8000-00805f9b34fb)",
+                at: value.mark)
+        }
+        return uuid
+    }
+
+    /// A topic level: non-empty, no `/`, `+`, `#` or NUL.
+    func segmentName(_ value: Located) throws(ConfigError) -> String {
+        let text = try string(value)
+        if let problem = TopicMapper.segmentProblem(text) {
+            throw error(.invalidName, "invalid name '\(text)' for '\(value.path)': \(problem)", at: value.mark)
+        }
+        return text
+    }
+
+    /// A topic of one or more levels (base topic, discovery prefix).
+    func topic(_ value: Located) throws(ConfigError) -> String {
+        let text = try string(value)
+        if let problem = TopicMapper.topicProblem(text) {
+            throw error(.invalidValue, "invalid topic '\(text)' for '\(value.path)': \(problem)", at: value.mark)
+        }
+        return text
+    }
+
+    // MARK: - Sections
+
+    static let topLevelKeys = ["mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "log_level", "devices"]
+
+    mutating func decode(root: Node?) throws(ConfigError) -> BridgeConfig {
+        guard let root, !Self.isNull(root) else {
+            throw error(.missingKey, "missing required key 'mqtt.url'", at: nil)
+        }
+        let fields = try mapping(Located(node: root, path: ""), known: Self.topLevelKeys)
+        guard let mqttNode = fields("mqtt") else {
+            throw error(.missingKey, "missing required key 'mqtt.url'", at: fields.entries["mqtt"]?.keyMark ?? fields.mark)
+        }
+        let mqtt = try decodeMQTT(mqttNode)
+        var config = BridgeConfig(mqtt: mqtt)
+        if let node = fields("bluetooth") { config.bluetooth = try decodeBluetooth(node) }
+        if let node = fields("state_file") { config.stateFile = try nonEmptyString(node) }
+        if let node = fields("homeassistant") { config.homeAssistant = try decodeHomeAssistant(node) }
+        if let node = fields("commands") { config.commands = try decodeCommands(node) }
+        if let node = fields("reconnect") { config.reconnect = try decodeReconnect(node) }
+        if let node = fields("log_level") { config.logLevel = try decodeLogLevel(node) }
+        if let node = fields("devices") { config.devices = try decodeDevices(node) }
+        config.warnings = warnings
+        return config
+    }
+
+    mutating func decodeMQTT(_ value: Located) throws(ConfigError) -> BridgeConfig.MQTT {
+        let fields = try mapping(
+            value, known: ["url", "base_topic", "client_id", "username", "password", "tls", "protocol", "keepalive"])
+        guard let urlNode = fields("url") else {
+            throw error(.missingKey, "missing required key 'url' in 'mqtt'", at: value.keyMark)
+        }
+        let urlText = try string(urlNode)
+        let url: BrokerURL
+        do {
+            url = try BrokerURL(parsing: urlText)
+        } catch {
+            throw self.error(.invalidURL, error.message, at: urlNode.mark)
+        }
+        var mqtt = BridgeConfig.MQTT(url: url, clientID: "ble-mqtt-bridge-\(hostName)")
+        if let node = fields("base_topic") { mqtt.baseTopic = try topic(node) }
+        if let node = fields("client_id") { mqtt.clientID = try nonEmptyString(node) }
+        if let node = fields("username") { mqtt.username = try string(node) }
+        if let node = fields("password") {
+            mqtt.password = try string(node)
+            if mqtt.username == nil {
+                throw error(.missingKey, "'mqtt.password' needs 'mqtt.username'", at: node.keyMark)
+            }
+        }
+        if let node = fields("tls") {
+            mqtt.tls = try decodeTLS(node)
+            if !url.usesTLS {
+                warnings.append(
+                    error(
+                        .ignoredSetting, "'mqtt.tls' has no effect with an mqtt:// URL (use mqtts:// for TLS)",
+                        at: node.keyMark))
+            }
+        }
+        if let node = fields("protocol") {
+            let text = try string(node)
+            switch text.lowercased() {
+            case "5", "5.0", "v5", "mqttv5": mqtt.protocolVersion = .v5
+            case "3.1.1", "311", "v3.1.1", "mqttv311": mqtt.protocolVersion = .v311
+            default:
+                throw error(.invalidValue, "unsupported MQTT protocol '\(text)' (use 5 or 3.1.1)", at: node.mark)
+            }
+        }
+        if let node = fields("keepalive") {
+            mqtt.keepAlive = try duration(node, minimum: .seconds(5), maximum: .seconds(65535))
+        }
+        return mqtt
+    }
+
+    func decodeTLS(_ value: Located) throws(ConfigError) -> BridgeConfig.TLS {
+        let fields = try mapping(value, known: ["ca_file", "cert_file", "key_file"])
+        var tls = BridgeConfig.TLS()
+        if let node = fields("ca_file") { tls.caFile = try nonEmptyString(node) }
+        if let node = fields("cert_file") { tls.certFile = try nonEmptyString(node) }
+        if let node = fields("key_file") { tls.keyFile = try nonEmptyString(node) }
+        if tls.certFile != nil && tls.keyFile == nil {
+            throw error(.missingKey, "'mqtt.tls.cert_file' needs 'mqtt.tls.key_file'", at: fields.entries["cert_file"]?.keyMark)
+        }
+        if tls.keyFile != nil && tls.certFile == nil {
+            throw error(.missingKey, "'mqtt.tls.key_file' needs 'mqtt.tls.cert_file'", at: fields.entries["key_file"]?.keyMark)
+        }
+        return tls
+    }
+
+    func decodeBluetooth(_ value: Located) throws(ConfigError) -> BridgeConfig.Bluetooth {
+        let fields = try mapping(value, known: ["adapter", "services", "scan_watchdog"])
+        var bluetooth = BridgeConfig.Bluetooth()
+        if let node = fields("adapter") {
+            let original = try string(node)
+            var name = original
+            let prefix = "/org/bluez/"
+            if name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ BrokerURL.isHostScalar($0) && $0 != "." && $0 != "-" })
+            else {
+                throw error(
+                    .invalidValue,
+                    "invalid adapter '\(original)' (expected a name like hci0 or a path like /org/bluez/hci0)",
+                    at: node.mark)
+            }
+            bluetooth.adapter = name
+        }
+        if let node = fields("services") {
+            var seen = Set<BluetoothUUID>()
+            for entry in try list(node) {
+                let uuid = try self.uuid(entry)
+                if seen.insert(uuid).inserted { bluetooth.services.append(uuid) }
+            }
+        }
+        if let node = fields("scan_watchdog") { bluetooth.scanWatchdog = try duration(node) }
+        return bluetooth
+    }
+
+    func decodeHomeAssistant(_ value: Located) throws(ConfigError) -> BridgeConfig.HomeAssistant {
+        let fields = try mapping(value, known: ["discovery", "prefix"])
+        var homeAssistant = BridgeConfig.HomeAssistant()
+        if let node = fields("discovery") { homeAssistant.discovery = try bool(node) }
+        if let node = fields("prefix") { homeAssistant.prefix = try topic(node) }
+        return homeAssistant
+    }
+
+    func decodeCommands(_ value: Located) throws(ConfigError) -> BridgeConfig.Commands {
+        let fields = try mapping(value, known: ["timeout", "queue"])
+        var commands = BridgeConfig.Commands()
+        if let node = fields("timeout") { commands.timeout = try duration(node) }
+        if let node = fields("queue") { commands.queue = try integer(node, in: 1...100_000) }
+        return commands
+    }
+
+    func decodeReconnect(_ value: Located) throws(ConfigError) -> BridgeConfig.Reconnect {
+        let fields = try mapping(value, known: ["initial_delay", "max_delay"])
+        var reconnect = BridgeConfig.Reconnect()
+        if let node = fields("initial_delay") { reconnect.initialDelay = try duration(node) }
+        if let node = fields("max_delay") {
+            reconnect.maxDelay = try duration(node)
+            if reconnect.maxDelay < reconnect.initialDelay {
+                throw error(
+                    .invalidValue,
+                    "'reconnect.max_delay' (\(DurationSyntax.format(reconnect.maxDelay))) must not be less than 'reconnect.initial_delay' (\(DurationSyntax.format(reconnect.initialDelay)))",
+                    at: node.mark)
+            }
+        } else if reconnect.maxDelay < reconnect.initialDelay {
+            reconnect.maxDelay = reconnect.initialDelay
+        }
+        return reconnect
+    }
+
+    static let logLevels: [String: Logger.Level] = [
+        "trace": .trace, "debug": .debug, "info": .info, "notice": .notice,
+        "warning": .warning, "warn": .warning, "error": .error, "critical": .critical,
+    ]
+
+    func decodeLogLevel(_ value: Located) throws(ConfigError) -> Logger.Level {
+        let text = try string(value)
+        guard let level = Self.logLevels[text.lowercased()] else {
+            throw error(
+                .invalidValue,
+                "unknown log level '\(text)' (use trace, debug, info, notice, warning, error or critical)",
+                at: value.mark)
+        }
+        return level
+    }
+
+    func decodeDevices(_ value: Located) throws(ConfigError) -> [BridgeConfig.Device] {
+        var devices: [BridgeConfig.Device] = []
+        var names: [String: Position?] = [:]
+        var addresses: [BluetoothAddress: Position?] = [:]
+        for entry in try list(value) {
+            let fields = try mapping(entry, known: ["match", "name", "characteristics", "services"])
+            guard let matchNode = fields("match") else {
+                throw error(.missingKey, "missing required key 'match' in '\(entry.path)'", at: entry.mark)
+            }
+            let match = try decodeMatch(matchNode)
+            if case .address(let address) = match {
+                if let first = addresses[address] {
+                    throw error(
+                        .duplicateName,
+                        "device \(address) is already configured\(first.map { " at line \($0.line)" } ?? "")",
+                        at: matchNode.mark)
+                }
+                addresses[address] = matchNode.mark
+            }
+            var device = BridgeConfig.Device(match: match)
+            if let node = fields("name") {
+                let name = try segmentName(node)
+                guard name != TopicMapper.bridgeSegment else {
+                    throw error(
+                        .invalidName, "invalid name '\(name)' for '\(node.path)': 'bridge' is reserved for the bridge's own topics",
+                        at: node.mark)
+                }
+                if let first = names[name] {
+                    throw error(
+                        .duplicateName,
+                        "duplicate device name '\(name)'\(first.map { " (first used at line \($0.line))" } ?? "")",
+                        at: node.mark)
+                }
+                names[name] = node.mark
+                device.name = name
+            }
+            if let node = fields("characteristics") { device.characteristics = try decodeCharacteristics(node) }
+            if let node = fields("services") { device.services = try decodeServices(node) }
+            devices.append(device)
+        }
+        return devices
+    }
+
+    func decodeMatch(_ value: Located) throws(ConfigError) -> BridgeConfig.Device.Match {
+        let fields = try mapping(value, known: ["address", "name"])
+        switch (fields("address"), fields("name")) {
+        case (let addressNode?, nil):
+            let text = try string(addressNode)
+            guard let address = BluetoothAddress(text) else {
+                throw error(
+                    .invalidAddress, "invalid Bluetooth address '\(text)' (expected AA:BB:CC:DD:EE:FF)", at: addressNode.mark)
+            }
+            return .address(address)
+        case (nil, let nameNode?):
+            return .name(NamePattern(try nonEmptyString(nameNode)))
+        case (.some, .some):
+            throw error(.invalidValue, "'\(value.path)' takes either 'address' or 'name', not both", at: value.mark)
+        case (nil, nil):
+            throw error(.missingKey, "'\(value.path)' needs 'address' or 'name'", at: value.keyMark)
+        }
+    }
+
+    func decodeCharacteristics(_ value: Located) throws(ConfigError) -> [BridgeConfig.Characteristic] {
+        var result: [BridgeConfig.Characteristic] = []
+        var seen: [BluetoothUUID: Position?] = [:]
+        for entry in try list(value) {
+            let fields = try mapping(entry, known: ["uuid", "name", "format", "poll"])
+            guard let uuidNode = fields("uuid") else {
+                throw error(.missingKey, "missing required key 'uuid' in '\(entry.path)'", at: entry.mark)
+            }
+            let uuid = try self.uuid(uuidNode)
+            if let first = seen[uuid] {
+                throw error(
+                    .duplicateName,
+                    "characteristic \(uuid.shortForm) is listed twice\(first.map { " (first at line \($0.line))" } ?? "")",
+                    at: uuidNode.mark)
+            }
+            seen[uuid] = uuidNode.mark
+            var characteristic = BridgeConfig.Characteristic(uuid: uuid)
+            if let node = fields("name") { characteristic.name = try segmentName(node) }
+            if let node = fields("format") {
+                let text = try string(node)
+                guard let format = ValueFormat(rawValue: text) else {
+                    var message = "unknown format '\(text)'"
+                    if let suggestion = KeySuggestion.closest(to: text, in: ValueFormat.allNames) {
+                        message += " (did you mean '\(suggestion)'?)"
+                    } else {
+                        message += " (known formats: \(ValueFormat.allNames.joined(separator: ", ")))"
+                    }
+                    throw error(.invalidFormat, message, at: node.mark)
+                }
+                characteristic.format = format
+            }
+            if let node = fields("poll") { characteristic.poll = try duration(node) }
+            result.append(characteristic)
+        }
+        return result
+    }
+
+    func decodeServices(_ value: Located) throws(ConfigError) -> [BridgeConfig.Service] {
+        var result: [BridgeConfig.Service] = []
+        var seen: [BluetoothUUID: Position?] = [:]
+        for entry in try list(value) {
+            let fields = try mapping(entry, known: ["uuid", "name"])
+            guard let uuidNode = fields("uuid") else {
+                throw error(.missingKey, "missing required key 'uuid' in '\(entry.path)'", at: entry.mark)
+            }
+            let uuid = try self.uuid(uuidNode)
+            if let first = seen[uuid] {
+                throw error(
+                    .duplicateName,
+                    "service \(uuid.shortForm) is listed twice\(first.map { " (first at line \($0.line))" } ?? "")",
+                    at: uuidNode.mark)
+            }
+            seen[uuid] = uuidNode.mark
+            var service = BridgeConfig.Service(uuid: uuid)
+            if let node = fields("name") { service.name = try segmentName(node) }
+            result.append(service)
+        }
+        return result
+    }
+}

@@ -1,0 +1,24 @@
+/// A small, fast, seedable random number generator (SplitMix64), so that
+/// backoff jitter is deterministic under test.
+public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
+    var state: UInt64
+
+    /// Creates a generator; equal seeds give equal sequences.
+    public init(seed: UInt64) {
+        self.state = seed
+    }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniformly distributed double in `0..<1`.
+    public mutating func nextUnit() -> Double {
+        Double(next() >> 11) * 0x1.0p-53
+    }
+}

@@ -1,0 +1,243 @@
+/// Maps devices, services and characteristics to the MQTT topics of SPEC §4,
+/// and parses the command topics the bridge subscribes to.
+///
+/// Segments: a device is its configured `name`, else its address in lowercase
+/// hex without separators (`c8123456789a`); a service or characteristic is
+/// its configured `name`, else ``BluetoothUUID/shortForm``.
+///
+/// Topic strings for a characteristic are built once (``characteristicTopics(device:service:characteristic:)``)
+/// and kept by the runtime, so publishing a value builds no strings.
+public struct TopicMapper: Sendable {
+    /// The reserved segment under the base topic for the bridge's own topics.
+    public static let bridgeSegment = "bridge"
+
+    /// `mqtt.base_topic`.
+    public let baseTopic: String
+    /// `homeassistant.prefix`.
+    public let discoveryPrefix: String
+    /// The `devices` entries.
+    public let devices: [BridgeConfig.Device]
+    let prefix: String  // "{base}/"
+
+    /// Creates a mapper from the configuration.
+    public init(config: BridgeConfig) {
+        self.init(baseTopic: config.mqtt.baseTopic, devices: config.devices, discoveryPrefix: config.homeAssistant.prefix)
+    }
+
+    /// Creates a mapper from a base topic and device entries.
+    public init(baseTopic: String, devices: [BridgeConfig.Device] = [], discoveryPrefix: String = "homeassistant") {
+        self.baseTopic = baseTopic
+        self.devices = devices
+        self.discoveryPrefix = discoveryPrefix
+        self.prefix = baseTopic + "/"
+        self.bridgeState = "\(baseTopic)/bridge/state"
+        self.bridgeDevices = "\(baseTopic)/bridge/devices"
+        self.bridgeRequestFilter = "\(baseTopic)/bridge/request/+"
+        self.setFilter = "\(baseTopic)/+/+/+/set"
+        self.getFilter = "\(baseTopic)/+/+/+/get"
+    }
+
+    // MARK: - Bridge topics
+
+    /// `{base}/bridge/state` (retained `online`/`offline`, also the last will).
+    public let bridgeState: String
+    /// `{base}/bridge/devices` (retained JSON array).
+    public let bridgeDevices: String
+    /// `{base}/bridge/request/+`: the filter for bridge commands.
+    public let bridgeRequestFilter: String
+    /// `{base}/+/+/+/set`: the filter for write commands.
+    public let setFilter: String
+    /// `{base}/+/+/+/get`: the filter for read commands.
+    public let getFilter: String
+
+    /// Every filter the bridge subscribes to.
+    public var commandFilters: [String] { [setFilter, getFilter, bridgeRequestFilter] }
+
+    /// `{base}/bridge/request/{command}`.
+    public func bridgeRequest(_ command: String) -> String { "\(baseTopic)/bridge/request/\(command)" }
+
+    /// `{base}/bridge/response/{command}`.
+    public func bridgeResponse(_ command: String) -> String { "\(baseTopic)/bridge/response/\(command)" }
+
+    /// `{prefix}/{component}/{nodeID}/{objectID}/config`: a Home Assistant discovery topic.
+    public func discoveryConfig(component: String, nodeID: String, objectID: String) -> String {
+        "\(discoveryPrefix)/\(component)/\(nodeID)/\(objectID)/config"
+    }
+
+    // MARK: - Segments
+
+    /// The `devices` entry for a peripheral (address match first, then name); see ``BridgeConfig/device(address:name:)``.
+    public func deviceConfig(address: BluetoothAddress, name: String?) -> BridgeConfig.Device? {
+        if let byAddress = devices.first(where: { $0.match == .address(address) }) { return byAddress }
+        guard let name else { return nil }
+        return devices.first { device in
+            if case .name(let pattern) = device.match { return pattern.matches(name) }
+            return false
+        }
+    }
+
+    /// The device segment: the entry's `name`, else `c8123456789a`.
+    public func deviceSegment(address: BluetoothAddress, config: BridgeConfig.Device?) -> String {
+        config?.name ?? address.topicSegment
+    }
+
+    /// The device segment of a peripheral, looking up its `devices` entry.
+    public func deviceSegment(address: BluetoothAddress, name: String?) -> String {
+        deviceSegment(address: address, config: deviceConfig(address: address, name: name))
+    }
+
+    /// The service segment: the entry's service `name`, else the UUID's short form.
+    public func serviceSegment(_ uuid: BluetoothUUID, config: BridgeConfig.Device?) -> String {
+        config?.service(uuid)?.name ?? uuid.shortForm
+    }
+
+    /// The characteristic segment: the entry's characteristic `name`, else the UUID's short form.
+    public func characteristicSegment(_ uuid: BluetoothUUID, config: BridgeConfig.Device?) -> String {
+        config?.characteristic(uuid)?.name ?? uuid.shortForm
+    }
+
+    /// The format of a characteristic: configured, else the SIG default.
+    public func format(of uuid: BluetoothUUID, config: BridgeConfig.Device?) -> ValueFormat {
+        config?.characteristic(uuid)?.format ?? .default(for: uuid)
+    }
+
+    // MARK: - Device topics
+
+    /// `{base}/{device}/availability` (retained `online`/`offline`).
+    public func availability(device: String) -> String { "\(prefix)\(device)/availability" }
+
+    /// `{base}/{device}/{service}/{characteristic}`: the value topic.
+    public func value(device: String, service: String, characteristic: String) -> String {
+        "\(prefix)\(device)/\(service)/\(characteristic)"
+    }
+
+    /// `.../{characteristic}/set`.
+    public func set(device: String, service: String, characteristic: String) -> String {
+        value(device: device, service: service, characteristic: characteristic) + "/set"
+    }
+
+    /// `.../{characteristic}/get`.
+    public func get(device: String, service: String, characteristic: String) -> String {
+        value(device: device, service: service, characteristic: characteristic) + "/get"
+    }
+
+    /// `.../{characteristic}/result`.
+    public func result(device: String, service: String, characteristic: String) -> String {
+        value(device: device, service: service, characteristic: characteristic) + "/result"
+    }
+
+    /// All topics of one characteristic, built once.
+    public func characteristicTopics(device: String, service: String, characteristic: String) -> CharacteristicTopics {
+        CharacteristicTopics(value: value(device: device, service: service, characteristic: characteristic))
+    }
+
+    // MARK: - Incoming
+
+    /// Parses a topic the bridge received: `{base}/{device}/{service}/{characteristic}/set|get`
+    /// or `{base}/bridge/request/{command}`. `nil` for anything else.
+    public func parse(_ topic: String) -> IncomingTopic? {
+        guard topic.hasPrefix(prefix) else { return nil }
+        let rest = topic.utf8.dropFirst(prefix.utf8.count)
+        var parts: [Substring] = []
+        parts.reserveCapacity(5)
+        var start = rest.startIndex
+        var index = start
+        while index != rest.endIndex {
+            if rest[index] == 0x2F {  // "/"
+                if parts.count == 4 { return nil }
+                parts.append(Substring(topic[start..<index]))
+                start = rest.index(after: index)
+            }
+            index = rest.index(after: index)
+        }
+        parts.append(Substring(topic[start..<rest.endIndex]))
+        for part in parts where part.isEmpty || part.utf8.contains(0x2B) || part.utf8.contains(0x23) {
+            return nil
+        }
+        if parts.count == 3, parts[0] == Self.bridgeSegment, parts[1] == "request" {
+            return .bridgeRequest(command: String(parts[2]))
+        }
+        guard parts.count == 4, parts[0] != Self.bridgeSegment,
+            let operation = CharacteristicOperation(rawValue: String(parts[3]))
+        else { return nil }
+        return .characteristic(
+            device: String(parts[0]), service: String(parts[1]), characteristic: String(parts[2]), operation: operation)
+    }
+
+    // MARK: - Validation
+
+    /// Why `name` cannot be a single topic level, or `nil` when it can.
+    public static func segmentProblem(_ name: String) -> String? {
+        if name.isEmpty { return "a topic segment must not be empty" }
+        for byte in name.utf8 {
+            switch byte {
+            case 0x2F, 0x2B, 0x23: return "a topic segment must not contain '/', '+' or '#'"
+            case 0x00: return "a topic segment must not contain NUL"
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// Why `topic` cannot be a base topic (one or more levels), or `nil` when it can.
+    public static func topicProblem(_ topic: String) -> String? {
+        if topic.isEmpty { return "a topic must not be empty" }
+        if topic.hasPrefix("$") { return "a topic must not start with '$'" }
+        if topic.utf8.count > 1024 { return "the topic is too long" }
+        for level in topic.split(separator: "/", omittingEmptySubsequences: false) {
+            if level.isEmpty { return "a topic must not have empty levels (leading, trailing or double '/')" }
+            if let problem = segmentProblem(String(level)) { return problem.replacingOccurrences("a topic segment", "a topic") }
+        }
+        return nil
+    }
+}
+
+extension String {
+    fileprivate func replacingOccurrences(_ target: String, _ replacement: String) -> String {
+        var result = ""
+        var rest = self[...]
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        result += rest
+        return result
+    }
+}
+
+/// The topics of one characteristic (SPEC §4).
+public struct CharacteristicTopics: Sendable, Hashable {
+    /// `{base}/{device}/{service}/{characteristic}`: values are published here.
+    public let value: String
+    /// `.../set`: write commands.
+    public let set: String
+    /// `.../get`: read commands.
+    public let get: String
+    /// `.../result`: command results.
+    public let result: String
+
+    /// Builds the topics from the value topic.
+    public init(value: String) {
+        self.value = value
+        self.set = value + "/set"
+        self.get = value + "/get"
+        self.result = value + "/result"
+    }
+}
+
+/// A read or write command on a characteristic.
+public enum CharacteristicOperation: String, Sendable, Hashable {
+    /// `/set`: write.
+    case set
+    /// `/get`: read.
+    case get
+}
+
+/// A topic the bridge received, as parsed by ``TopicMapper/parse(_:)``.
+public enum IncomingTopic: Sendable, Hashable {
+    /// `{base}/{device}/{service}/{characteristic}/set|get`.
+    case characteristic(device: String, service: String, characteristic: String, operation: CharacteristicOperation)
+    /// `{base}/bridge/request/{command}`.
+    case bridgeRequest(command: String)
+}

@@ -1,0 +1,436 @@
+import Logging
+
+/// Exports objects on a ``DBusConnection``.
+///
+/// Handles method dispatch and the standard interfaces: `org.freedesktop.DBus.Properties`
+/// (Get, GetAll, Set and `PropertiesChanged`), `org.freedesktop.DBus.ObjectManager`
+/// (GetManagedObjects, `InterfacesAdded`, `InterfacesRemoved`), `org.freedesktop.DBus.Introspectable`
+/// (generated XML with child nodes) and `org.freedesktop.DBus.Peer`. Thread-safe.
+public final class DBusObjectServer: Sendable {
+    static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    static let objectManagerInterface = "org.freedesktop.DBus.ObjectManager"
+    static let introspectableInterface = "org.freedesktop.DBus.Introspectable"
+    static let peerInterface = "org.freedesktop.DBus.Peer"
+
+    struct ExportedInterface {
+        var export: DBusInterfaceExport
+        var properties: [String: DBusValue]
+    }
+    struct Object {
+        var order: [String] = []
+        var interfaces: [String: ExportedInterface] = [:]
+    }
+    struct State {
+        var objects: [String: Object] = [:]
+        var managers: Set<String> = []
+    }
+
+    private let connection: DBusConnection
+    private let logger: Logger
+    private let state = Locked(State())
+
+    /// Creates a server and makes it the connection's handler for incoming method calls.
+    public init(connection: DBusConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+        connection.setMethodCallHandler { [weak self] call in
+            guard let self else {
+                call.replyError(DBusError(DBusError.Name.unknownObject, "no objects are exported"))
+                return
+            }
+            self.handle(call)
+        }
+    }
+
+    // MARK: Object tree
+
+    /// Makes `path` an ObjectManager: GetManagedObjects there returns every object below it, and
+    /// interfaces added or removed below it are announced from it.
+    public func addObjectManager(path: String) {
+        state.withLock { _ = $0.managers.insert(path) }
+    }
+
+    /// Exports interfaces at `path` (added to those already there) and emits `InterfacesAdded`.
+    public func addInterfaces(path: String, _ interfaces: [DBusInterfaceExport]) {
+        guard !interfaces.isEmpty else { return }
+        let manager = state.withLock { s -> String? in
+            var obj = s.objects[path] ?? Object()
+            for i in interfaces {
+                if obj.interfaces[i.name] == nil { obj.order.append(i.name) }
+                obj.interfaces[i.name] = ExportedInterface(export: i, properties: i.properties)
+            }
+            s.objects[path] = obj
+            return Self.manager(for: path, in: s.managers)
+        }
+        guard let manager else { return }
+        let dict = DBusValue.dictionary(
+            key: "s", value: "a{sv}",
+            interfaces.map { DBusDictEntry(.string($0.name), .stringVariantDict($0.properties)) })
+        connection.emitSignal(
+            path: manager, interface: Self.objectManagerInterface, name: "InterfacesAdded",
+            arguments: [.objectPath(path), dict])
+    }
+
+    /// Removes the named interfaces (all when `nil`) and emits `InterfacesRemoved`.
+    public func removeInterfaces(path: String, names: [String]? = nil) {
+        let (removed, manager) = state.withLock { s -> ([String], String?) in
+            guard var obj = s.objects[path] else { return ([], nil) }
+            let gone = names.map { n in obj.order.filter { n.contains($0) } } ?? obj.order
+            for n in gone { obj.interfaces[n] = nil }
+            obj.order.removeAll { gone.contains($0) }
+            s.objects[path] = obj.order.isEmpty ? nil : obj
+            return (gone, Self.manager(for: path, in: s.managers))
+        }
+        guard !removed.isEmpty, let manager else { return }
+        connection.emitSignal(
+            path: manager, interface: Self.objectManagerInterface, name: "InterfacesRemoved",
+            arguments: [.objectPath(path), .stringArray(removed)])
+    }
+
+    /// Removes `path` and every object below it, deepest first.
+    public func removeSubtree(path: String) {
+        let paths = state.withLock { s in
+            s.objects.keys.filter { $0 == path || Self.isBelow($0, path) }
+        }
+        for p in paths.sorted(by: { $0.count > $1.count }) {
+            removeInterfaces(path: p)
+        }
+    }
+
+    /// Stores new property values and emits one `PropertiesChanged` when `emit` is true.
+    public func setProperties(path: String, interface: String, _ changes: [String: DBusValue], emit: Bool = true) {
+        let exists = state.withLock { s -> Bool in
+            guard s.objects[path]?.interfaces[interface] != nil else { return false }
+            for (k, v) in changes { s.objects[path]!.interfaces[interface]!.properties[k] = v }
+            return true
+        }
+        guard exists, emit else { return }
+        connection.emitSignal(
+            path: path, interface: Self.propertiesInterface, name: "PropertiesChanged",
+            arguments: [.string(interface), .stringVariantDict(changes), .array("s", [])])
+    }
+
+    /// Removes property values and emits `PropertiesChanged` with them invalidated.
+    public func invalidateProperties(path: String, interface: String, _ names: [String]) {
+        let exists = state.withLock { s -> Bool in
+            guard s.objects[path]?.interfaces[interface] != nil else { return false }
+            for n in names { s.objects[path]!.interfaces[interface]!.properties[n] = nil }
+            return true
+        }
+        guard exists else { return }
+        connection.emitSignal(
+            path: path, interface: Self.propertiesInterface, name: "PropertiesChanged",
+            arguments: [.string(interface), .stringVariantDict([:]), .stringArray(names)])
+    }
+
+    /// The current value of a property.
+    public func property(path: String, interface: String, name: String) -> DBusValue? {
+        state.withLock { $0.objects[path]?.interfaces[interface]?.properties[name] }
+    }
+
+    /// Whether an object is exported at `path`.
+    public func hasObject(path: String) -> Bool {
+        state.withLock { $0.objects[path] != nil }
+    }
+
+    // MARK: Helpers
+
+    static func isBelow(_ path: String, _ root: String) -> Bool {
+        if root == "/" { return path != "/" }
+        return path.hasPrefix(root + "/")
+    }
+
+    static func manager(for path: String, in managers: Set<String>) -> String? {
+        // The nearest ObjectManager at or above the object.
+        var best: String?
+        for m in managers where m == path || isBelow(path, m) {
+            if best == nil || m.count > best!.count { best = m }
+        }
+        return best
+    }
+
+    // MARK: Dispatch (I/O thread)
+
+    private func handle(_ call: DBusIncomingCall) {
+        switch call.interface {
+        case Self.propertiesInterface:
+            handleProperties(call)
+        case Self.objectManagerInterface where call.member == "GetManagedObjects":
+            handleGetManagedObjects(call)
+        case Self.introspectableInterface where call.member == "Introspect":
+            call.reply([.string(introspect(path: call.path))])
+        case Self.peerInterface:
+            if call.member == "Ping" {
+                call.reply([])
+            } else if call.member == "GetMachineId" {
+                call.reply([.string("00000000000000000000000000000000")])
+            } else {
+                call.replyError(DBusError(DBusError.Name.unknownMethod, "unknown method \(call.member)"))
+            }
+        default:
+            handleMethod(call)
+        }
+    }
+
+    private func handleMethod(_ call: DBusIncomingCall) {
+        let lookup = state.withLock { s -> Result<DBusMethod, DBusError> in
+            guard let obj = s.objects[call.path] else {
+                return .failure(DBusError(DBusError.Name.unknownObject, "no object at \(call.path)"))
+            }
+            if call.interface.isEmpty {
+                for name in obj.order {
+                    if let m = obj.interfaces[name]?.export.methods[call.member] { return .success(m) }
+                }
+                return .failure(DBusError(DBusError.Name.unknownMethod, "unknown method \(call.member)"))
+            }
+            guard let iface = obj.interfaces[call.interface] else {
+                return .failure(
+                    DBusError(DBusError.Name.unknownInterface, "no interface \(call.interface) at \(call.path)"))
+            }
+            guard let m = iface.export.methods[call.member] else {
+                return .failure(
+                    DBusError(DBusError.Name.unknownMethod, "unknown method \(call.interface).\(call.member)"))
+            }
+            return .success(m)
+        }
+        let method: DBusMethod
+        switch lookup {
+        case .failure(let e):
+            call.replyError(e)
+            return
+        case .success(let m):
+            method = m
+        }
+        guard call.signature == method.inSignature else {
+            call.replyError(DBusError(
+                DBusError.Name.invalidArgs,
+                "\(call.member) takes (\(method.inSignature)), not (\(call.signature))"))
+            return
+        }
+        let invocation = DBusMethodInvocation(
+            sender: call.sender, path: call.path, interface: call.interface, member: call.member,
+            arguments: call.arguments)
+        Task {
+            do {
+                call.reply(try await method.handler(invocation))
+            } catch let e as DBusError {
+                call.replyError(e)
+            } catch {
+                call.replyError(DBusError(DBusError.Name.failed, "\(error)"))
+            }
+        }
+    }
+
+    private func handleProperties(_ call: DBusIncomingCall) {
+        let args = call.arguments
+        switch (call.member, call.signature) {
+        case ("Get", "ss"):
+            let iface = args[0].string ?? "", name = args[1].string ?? ""
+            let r = state.withLock { s -> Result<DBusValue, DBusError> in
+                guard let obj = s.objects[call.path] else {
+                    return .failure(DBusError(DBusError.Name.unknownObject, "no object at \(call.path)"))
+                }
+                guard let i = obj.interfaces[iface] else {
+                    return .failure(DBusError(DBusError.Name.unknownInterface, "no interface \(iface)"))
+                }
+                guard let v = i.properties[name] else {
+                    return .failure(DBusError(DBusError.Name.invalidArgs, "No such property '\(name)'"))
+                }
+                return .success(v)
+            }
+            switch r {
+            case .success(let v): call.reply([.variant(v)])
+            case .failure(let e): call.replyError(e)
+            }
+        case ("GetAll", "s"):
+            let iface = args[0].string ?? ""
+            let r = state.withLock { s -> Result<[String: DBusValue], DBusError> in
+                guard let obj = s.objects[call.path] else {
+                    return .failure(DBusError(DBusError.Name.unknownObject, "no object at \(call.path)"))
+                }
+                guard let i = obj.interfaces[iface] else {
+                    // The D-Bus spec: an interface the object lacks gives an empty dictionary... but
+                    // well-behaved servers report it; BlueZ answers InvalidArgs.
+                    return .failure(DBusError(DBusError.Name.invalidArgs, "No such interface '\(iface)'"))
+                }
+                return .success(i.properties)
+            }
+            switch r {
+            case .success(let d): call.reply([.stringVariantDict(d)])
+            case .failure(let e): call.replyError(e)
+            }
+        case ("Set", "ssv"):
+            let iface = args[0].string ?? "", name = args[1].string ?? ""
+            let value = args[2].unwrapped
+            let r = state.withLock { s -> Result<DBusInterfaceExport, DBusError> in
+                guard let obj = s.objects[call.path] else {
+                    return .failure(DBusError(DBusError.Name.unknownObject, "no object at \(call.path)"))
+                }
+                guard let i = obj.interfaces[iface] else {
+                    return .failure(DBusError(DBusError.Name.invalidArgs, "No such interface '\(iface)'"))
+                }
+                guard let current = i.properties[name] else {
+                    return .failure(DBusError(DBusError.Name.invalidArgs, "No such property '\(name)'"))
+                }
+                guard current.signature == value.signature else {
+                    return .failure(DBusError(
+                        DBusError.Name.invalidArgs,
+                        "property \(name) is of type \(current.signature), not \(value.signature)"))
+                }
+                return .success(i.export)
+            }
+            switch r {
+            case .failure(let e):
+                call.replyError(e)
+            case .success(let export):
+                guard let setter = export.setProperty else {
+                    call.replyError(DBusError(DBusError.Name.propertyReadOnly, "Property '\(name)' is not writable"))
+                    return
+                }
+                do {
+                    try setter(call.path, name, value)
+                    setProperties(path: call.path, interface: iface, [name: value])
+                    call.reply([])
+                } catch {
+                    call.replyError(error)
+                }
+            }
+        default:
+            call.replyError(DBusError(
+                DBusError.Name.unknownMethod,
+                "unknown method \(Self.propertiesInterface).\(call.member)(\(call.signature))"))
+        }
+    }
+
+    private func handleGetManagedObjects(_ call: DBusIncomingCall) {
+        let result = state.withLock { s -> DBusValue? in
+            guard s.managers.contains(call.path) else { return nil }
+            var entries = [DBusDictEntry]()
+            for (path, obj) in s.objects.sorted(by: { $0.key < $1.key }) where Self.isBelow(path, call.path) {
+                let ifaces = obj.order.compactMap { name -> DBusDictEntry? in
+                    guard let i = obj.interfaces[name] else { return nil }
+                    return DBusDictEntry(.string(name), .stringVariantDict(i.properties))
+                }
+                entries.append(DBusDictEntry(.objectPath(path), .dictionary(key: "s", value: "a{sv}", ifaces)))
+            }
+            return .dictionary(key: "o", value: "a{sa{sv}}", entries)
+        }
+        if let result {
+            call.reply([result])
+        } else {
+            call.replyError(DBusError(DBusError.Name.unknownMethod, "no ObjectManager at \(call.path)"))
+        }
+    }
+
+    // MARK: Introspection
+
+    private func introspect(path: String) -> String {
+        let (obj, children, isManager) = state.withLock { s -> (Object?, [String], Bool) in
+            var names = Set<String>()
+            for p in s.objects.keys where Self.isBelow(p, path) {
+                let rest = path == "/" ? p.dropFirst() : p.dropFirst(path.count + 1)
+                if let first = rest.split(separator: "/").first { names.insert(String(first)) }
+            }
+            return (s.objects[path], names.sorted(), s.managers.contains(path))
+        }
+        var xml = """
+            <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+            <node>
+              <interface name="org.freedesktop.DBus.Introspectable">
+                <method name="Introspect"><arg name="xml" type="s" direction="out"/></method>
+              </interface>
+
+            """
+        if obj != nil {
+            xml += """
+                  <interface name="org.freedesktop.DBus.Properties">
+                    <method name="Get"><arg name="interface" type="s" direction="in"/><arg name="name" type="s" direction="in"/><arg name="value" type="v" direction="out"/></method>
+                    <method name="Set"><arg name="interface" type="s" direction="in"/><arg name="name" type="s" direction="in"/><arg name="value" type="v" direction="in"/></method>
+                    <method name="GetAll"><arg name="interface" type="s" direction="in"/><arg name="properties" type="a{sv}" direction="out"/></method>
+                    <signal name="PropertiesChanged"><arg name="interface" type="s"/><arg name="changed_properties" type="a{sv}"/><arg name="invalidated_properties" type="as"/></signal>
+                  </interface>
+
+                """
+        }
+        if isManager {
+            xml += """
+                  <interface name="org.freedesktop.DBus.ObjectManager">
+                    <method name="GetManagedObjects"><arg name="objects" type="a{oa{sa{sv}}}" direction="out"/></method>
+                    <signal name="InterfacesAdded"><arg name="object" type="o"/><arg name="interfaces" type="a{sa{sv}}"/></signal>
+                    <signal name="InterfacesRemoved"><arg name="object" type="o"/><arg name="interfaces" type="as"/></signal>
+                  </interface>
+
+                """
+        }
+        if let obj {
+            for name in obj.order {
+                guard let i = obj.interfaces[name] else { continue }
+                xml += "  <interface name=\"\(name)\">\n"
+                for (m, spec) in i.export.methods.sorted(by: { $0.key < $1.key }) {
+                    xml += "    <method name=\"\(m)\">"
+                    for t in Self.splitSignature(spec.inSignature) { xml += "<arg type=\"\(t)\" direction=\"in\"/>" }
+                    for t in Self.splitSignature(spec.outSignature) { xml += "<arg type=\"\(t)\" direction=\"out\"/>" }
+                    xml += "</method>\n"
+                }
+                for (sig, spec) in i.export.signals.sorted(by: { $0.key < $1.key }) {
+                    xml += "    <signal name=\"\(sig)\">"
+                    for t in Self.splitSignature(spec) { xml += "<arg type=\"\(t)\"/>" }
+                    xml += "</signal>\n"
+                }
+                for (p, v) in i.properties.sorted(by: { $0.key < $1.key }) {
+                    let access = i.export.setProperty == nil ? "read" : "readwrite"
+                    xml += "    <property name=\"\(p)\" type=\"\(Self.escape(v.signature))\" access=\"\(access)\"/>\n"
+                }
+                xml += "  </interface>\n"
+            }
+        }
+        for c in children { xml += "  <node name=\"\(c)\"/>\n" }
+        xml += "</node>\n"
+        return xml
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;").replacingAll("\"", "&quot;")
+    }
+
+    /// Splits a signature into single complete types.
+    static func splitSignature(_ sig: String) -> [String] {
+        var out = [String]()
+        let chars = Array(sig)
+        var i = 0
+        func single(_ start: Int) -> Int {
+            var j = start
+            switch chars[j] {
+            case "a":
+                return single(j + 1)
+            case "(", "{":
+                let open = chars[j], close: Character = open == "(" ? ")" : "}"
+                var depth = 0
+                while j < chars.count {
+                    if chars[j] == open { depth += 1 } else if chars[j] == close {
+                        depth -= 1
+                        if depth == 0 { return j + 1 }
+                    }
+                    j += 1
+                }
+                return j
+            default:
+                return j + 1
+            }
+        }
+        while i < chars.count {
+            let end = min(single(i), chars.count)
+            out.append(String(chars[i..<end]))
+            i = end
+        }
+        return out
+    }
+}
+
+extension String {
+    fileprivate func replacingAll(_ target: String, _ replacement: String) -> String {
+        guard contains(target) else { return self }
+        return split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}
