@@ -1,0 +1,270 @@
+import DBusKit
+import Logging
+
+/// A typed client of BlueZ's D-Bus API: the object tree, discovery, connections and GATT.
+///
+/// ``start()`` subscribes to BlueZ's signals and loads `GetManagedObjects`; from then on
+/// ``tree`` mirrors BlueZ's objects and ``events`` reports each change. Characteristic values
+/// that arrive as `PropertiesChanged` on `Value` go to the ``valueHandler`` straight from the
+/// D-Bus signal task, without an event, so notifications take the shortest path.
+public final class BlueZClient: Sendable {
+    /// Called for every characteristic value BlueZ reports (notifications, indications and
+    /// the `Value` updates after reads): the characteristic path and the bytes.
+    public typealias ValueHandler = @Sendable (_ path: String, _ value: [UInt8]) -> Void
+
+    private struct State {
+        var tree = BlueZObjectTree()
+        var available = false
+        var tasks: [Task<Void, Never>] = []
+        var valueHandler: ValueHandler?
+    }
+
+    /// The D-Bus connection.
+    public let connection: DBusConnection
+    private let logger: Logger
+    private let state: LockedBox<State>
+    private let eventContinuation: AsyncStream<BlueZEvent>.Continuation
+    /// Changes, in order. One consumer.
+    public let events: AsyncStream<BlueZEvent>
+    /// Timeout of ordinary method calls.
+    public let callTimeout: Duration
+
+    /// Creates a client on a connection to the bus BlueZ is on.
+    public init(connection: DBusConnection, logger: Logger, callTimeout: Duration = .seconds(25)) {
+        self.connection = connection
+        self.logger = logger
+        self.callTimeout = callTimeout
+        state = LockedBox(State())
+        (events, eventContinuation) = AsyncStream<BlueZEvent>.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Sets the handler of characteristic values.
+    public func setValueHandler(_ handler: ValueHandler?) {
+        state.withLock { $0.valueHandler = handler }
+    }
+
+    /// A copy of the object tree.
+    public var tree: BlueZObjectTree { state.withLock { $0.tree } }
+
+    /// Reads the tree under the lock without copying it.
+    public func withTree<R>(_ body: (BlueZObjectTree) -> R) -> R {
+        state.withLock { body($0.tree) }
+    }
+
+    /// Whether `org.bluez` is on the bus and its tree is loaded.
+    public var isAvailable: Bool { state.withLock { $0.available } }
+
+    /// Subscribes to BlueZ's signals and to its name's owner changes, then loads the tree if
+    /// BlueZ is there. Returns at once; if BlueZ is not on the bus, ``events`` reports
+    /// ``BlueZEvent/serviceAvailable`` when it arrives.
+    public func start() async {
+        let bluezSignals = connection.signals(DBusMatchRule(sender: BlueZ.service))
+        let ownerSignals = connection.signals(DBusMatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+            arg0: BlueZ.service))
+        let t1 = Task { [weak self] in
+            for await s in bluezSignals {
+                guard let self else { return }
+                self.handle(s)
+            }
+        }
+        let t2 = Task { [weak self] in
+            for await s in ownerSignals {
+                guard let self else { return }
+                guard s.member == "NameOwnerChanged", s.arguments.count == 3 else { continue }
+                let newOwner = s.arguments[2].string ?? ""
+                if newOwner.isEmpty {
+                    self.logger.warning("org.bluez left the D-Bus: BlueZ (bluetoothd) stopped")
+                    self.lost()
+                } else {
+                    self.logger.notice("org.bluez appeared on the D-Bus (\(newOwner))")
+                    await self.reload()
+                }
+            }
+        }
+        state.withLock { $0.tasks = [t1, t2] }
+        await reload()
+    }
+
+    /// Stops listening.
+    public func stop() {
+        let tasks = state.withLock { s -> [Task<Void, Never>] in
+            let t = s.tasks
+            s.tasks = []
+            return t
+        }
+        for t in tasks { t.cancel() }
+        eventContinuation.finish()
+    }
+
+    private func lost() {
+        state.withLock { s in
+            s.tree = BlueZObjectTree()
+            s.available = false
+        }
+        eventContinuation.yield(.serviceLost)
+    }
+
+    /// Loads the tree from `GetManagedObjects`.
+    @discardableResult
+    public func reload() async -> Bool {
+        do {
+            let reply = try await connection.call(
+                destination: BlueZ.service, path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+                method: "GetManagedObjects", timeout: callTimeout)
+            guard let objects = reply.first else { return false }
+            state.withLock { s in
+                s.tree.load(managedObjects: objects)
+                s.available = true
+            }
+            eventContinuation.yield(.serviceAvailable)
+            return true
+        } catch {
+            if BlueZError(error).code == .serviceUnavailable {
+                logger.debug("org.bluez is not on the bus yet")
+            } else {
+                logger.warning("GetManagedObjects failed: \(error)")
+            }
+            return false
+        }
+    }
+
+    private func handle(_ s: DBusSignal) {
+        switch (s.interface, s.member) {
+        case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+            guard s.arguments.count >= 2, let iface = s.arguments[0].string else { return }
+            let invalidated = s.arguments.count > 2 ? (s.arguments[2].strings ?? []) : []
+            // Fast path: a characteristic value.
+            if iface == BlueZ.gattCharacteristic, let entries = s.arguments[1].dictEntries {
+                for e in entries where e.key.string == "Value" {
+                    if let bytes = e.value.bytes {
+                        let handler = state.withLock { $0.valueHandler }
+                        handler?(s.path, bytes)
+                    }
+                    if entries.count == 1 && invalidated.isEmpty { return }
+                }
+            }
+            let names = state.withLock { st -> [String] in
+                st.tree.propertiesChanged(path: s.path, interface: iface, changed: s.arguments[1], invalidated: invalidated)
+                return (s.arguments[1].dictEntries ?? []).compactMap { $0.key.string } + invalidated
+            }
+            eventContinuation.yield(.propertiesChanged(path: s.path, interface: iface, changed: names))
+        case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
+            guard s.arguments.count == 2, let path = s.arguments[0].string else { return }
+            let added = state.withLock { $0.tree.interfacesAdded(path: path, interfaces: s.arguments[1]) }
+            eventContinuation.yield(.interfacesAdded(path: path, interfaces: added))
+        case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
+            guard s.arguments.count == 2, let path = s.arguments[0].string, let names = s.arguments[1].strings else {
+                return
+            }
+            state.withLock { $0.tree.interfacesRemoved(path: path, interfaces: names) }
+            eventContinuation.yield(.interfacesRemoved(path: path, interfaces: names))
+        default:
+            logger.trace("ignored signal \(s.interface).\(s.member) from \(s.path)")
+        }
+    }
+
+    // MARK: Calls
+
+    private func call(
+        _ path: String, _ interface: String, _ method: String, _ args: [DBusValue] = [], timeout: Duration? = nil
+    ) async throws(BlueZError) -> [DBusValue] {
+        do {
+            return try await connection.call(
+                destination: BlueZ.service, path: path, interface: interface, method: method, arguments: args,
+                timeout: timeout ?? callTimeout)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    /// Sets a property.
+    public func setProperty(_ path: String, interface: String, name: String, value: DBusValue) async throws(BlueZError) {
+        _ = try await call(path, "org.freedesktop.DBus.Properties", "Set", [.string(interface), .string(name), .variant(value)])
+    }
+
+    /// `Adapter1.SetDiscoveryFilter` with service UUIDs and LE transport.
+    public func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool = false) async throws(BlueZError) {
+        var filter: [String: DBusValue] = ["Transport": .string("le"), "DuplicateData": .bool(duplicateData)]
+        if !uuids.isEmpty { filter["UUIDs"] = .stringArray(uuids) }
+        _ = try await call(adapter, BlueZ.adapter, "SetDiscoveryFilter", [.stringVariantDict(filter)])
+    }
+
+    /// `Adapter1.StartDiscovery`.
+    public func startDiscovery(adapter: String) async throws(BlueZError) {
+        _ = try await call(adapter, BlueZ.adapter, "StartDiscovery")
+    }
+
+    /// `Adapter1.StopDiscovery`.
+    public func stopDiscovery(adapter: String) async throws(BlueZError) {
+        _ = try await call(adapter, BlueZ.adapter, "StopDiscovery")
+    }
+
+    /// `Adapter1.RemoveDevice`.
+    public func removeDevice(adapter: String, device: String) async throws(BlueZError) {
+        _ = try await call(adapter, BlueZ.adapter, "RemoveDevice", [.objectPath(device)])
+    }
+
+    /// `Adapter1.ConnectDevice` (experimental in BlueZ): returns the device path.
+    public func connectDevice(adapter: String, address: String, addressType: String) async throws(BlueZError) -> String {
+        let r = try await call(adapter, BlueZ.adapter, "ConnectDevice", [
+            .stringVariantDict(["Address": .string(address), "AddressType": .string(addressType)]),
+        ])
+        return r.first?.string ?? ""
+    }
+
+    /// `Device1.Connect`.
+    public func connect(device: String, timeout: Duration = .seconds(30)) async throws(BlueZError) {
+        _ = try await call(device, BlueZ.device, "Connect", timeout: timeout)
+    }
+
+    /// `Device1.Disconnect`.
+    public func disconnect(device: String) async throws(BlueZError) {
+        _ = try await call(device, BlueZ.device, "Disconnect")
+    }
+
+    /// `GattCharacteristic1.StartNotify`.
+    public func startNotify(characteristic: String) async throws(BlueZError) {
+        _ = try await call(characteristic, BlueZ.gattCharacteristic, "StartNotify")
+    }
+
+    /// `GattCharacteristic1.StopNotify`.
+    public func stopNotify(characteristic: String) async throws(BlueZError) {
+        _ = try await call(characteristic, BlueZ.gattCharacteristic, "StopNotify")
+    }
+
+    /// `GattCharacteristic1.ReadValue`.
+    public func readValue(characteristic: String, timeout: Duration? = nil) async throws(BlueZError) -> [UInt8] {
+        let r = try await call(characteristic, BlueZ.gattCharacteristic, "ReadValue", [.stringVariantDict([:])], timeout: timeout)
+        return r.first?.bytes ?? []
+    }
+
+    /// How a write is sent.
+    public enum WriteType: String, Sendable {
+        /// Write request: the peripheral answers.
+        case request
+        /// Write command: no answer.
+        case command
+    }
+
+    /// `GattCharacteristic1.WriteValue` with an explicit type.
+    public func writeValue(
+        characteristic: String, value: [UInt8], type: WriteType, timeout: Duration? = nil
+    ) async throws(BlueZError) {
+        _ = try await call(
+            characteristic, BlueZ.gattCharacteristic, "WriteValue",
+            [.bytes(value), .stringVariantDict(["type": .string(type.rawValue)])], timeout: timeout)
+    }
+}
+
+/// A value behind a lock (the client's state).
+final class LockedBox<State>: @unchecked Sendable {
+    private let lock = PthreadLock()
+    private var value: State
+    init(_ value: State) { self.value = value }
+    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

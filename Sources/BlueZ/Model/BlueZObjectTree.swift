@@ -1,0 +1,104 @@
+import DBusKit
+
+/// BlueZ's object tree as `GetManagedObjects`, `InterfacesAdded`, `InterfacesRemoved` and
+/// `PropertiesChanged` describe it: path → interface → property → value. A pure value.
+public struct BlueZObjectTree: Sendable {
+    /// Properties by interface, by object path.
+    public private(set) var objects: [String: [String: [String: DBusValue]]] = [:]
+
+    /// An empty tree.
+    public init() {}
+
+    /// Replaces the whole tree with a `GetManagedObjects` reply (`a{oa{sa{sv}}}`).
+    public mutating func load(managedObjects value: DBusValue) {
+        objects = [:]
+        guard let entries = value.dictEntries else { return }
+        for e in entries {
+            guard let path = e.key.string, let ifaces = e.value.dictEntries else { continue }
+            var obj = [String: [String: DBusValue]]()
+            for i in ifaces {
+                guard let name = i.key.string else { continue }
+                obj[name] = Self.properties(i.value)
+            }
+            objects[path] = obj
+        }
+    }
+
+    static func properties(_ value: DBusValue) -> [String: DBusValue] {
+        var out = [String: DBusValue]()
+        for e in value.dictEntries ?? [] {
+            if let k = e.key.string { out[k] = e.value.unwrapped }
+        }
+        return out
+    }
+
+    /// Applies `InterfacesAdded(o, a{sa{sv}})`; returns the interface names added.
+    @discardableResult
+    public mutating func interfacesAdded(path: String, interfaces: DBusValue) -> [String] {
+        var added = [String]()
+        for i in interfaces.dictEntries ?? [] {
+            guard let name = i.key.string else { continue }
+            objects[path, default: [:]][name] = Self.properties(i.value)
+            added.append(name)
+        }
+        return added
+    }
+
+    /// Applies `InterfacesRemoved(o, as)`.
+    public mutating func interfacesRemoved(path: String, interfaces: [String]) {
+        for i in interfaces { objects[path]?[i] = nil }
+        if objects[path]?.isEmpty == true { objects[path] = nil }
+    }
+
+    /// Applies `PropertiesChanged(s, a{sv}, as)` to an object that exists.
+    public mutating func propertiesChanged(path: String, interface: String, changed: DBusValue, invalidated: [String]) {
+        guard objects[path]?[interface] != nil else { return }
+        for e in changed.dictEntries ?? [] {
+            if let k = e.key.string { objects[path]![interface]![k] = e.value.unwrapped }
+        }
+        for k in invalidated { objects[path]![interface]![k] = nil }
+    }
+
+    /// The properties of one interface of one object.
+    public func properties(path: String, interface: String) -> [String: DBusValue]? {
+        objects[path]?[interface]
+    }
+
+    /// Paths of objects that have `interface`, optionally below `root`.
+    public func paths(with interface: String, below root: String? = nil) -> [String] {
+        objects.compactMap { path, ifaces in
+            guard ifaces[interface] != nil else { return nil }
+            if let root, !path.hasPrefix(root + "/") { return nil }
+            return path
+        }.sorted()
+    }
+
+    /// A device's snapshot.
+    public func device(_ path: String) -> BlueZDevice? {
+        properties(path: path, interface: BlueZ.device).map { BlueZDevice(path: path, properties: $0) }
+    }
+
+    /// Every device on an adapter.
+    public func devices(adapter: String) -> [BlueZDevice] {
+        paths(with: BlueZ.device, below: adapter).compactMap(device)
+    }
+
+    /// The GATT services of a device.
+    public func services(device: String) -> [GattService] {
+        paths(with: BlueZ.gattService, below: device).compactMap { p in
+            properties(path: p, interface: BlueZ.gattService).map { GattService(path: p, properties: $0) }
+        }
+    }
+
+    /// The GATT characteristics of a service.
+    public func characteristics(service: String) -> [GattCharacteristic] {
+        paths(with: BlueZ.gattCharacteristic, below: service).compactMap { p in
+            properties(path: p, interface: BlueZ.gattCharacteristic).map { GattCharacteristic(path: p, properties: $0) }
+        }
+    }
+
+    /// A characteristic's snapshot.
+    public func characteristic(_ path: String) -> GattCharacteristic? {
+        properties(path: path, interface: BlueZ.gattCharacteristic).map { GattCharacteristic(path: path, properties: $0) }
+    }
+}

@@ -1,0 +1,554 @@
+import BlueZ
+import BridgeCore
+import DBusKit
+import Logging
+import MQTT
+
+/// The bridge's control loop: follows BlueZ's object tree, keeps the scan running, drives one
+/// ``DeviceConnectionStateMachine`` per wanted peripheral, subscribes and reads their
+/// characteristics, and publishes availability, the device list and the bridge state.
+///
+/// Values themselves do not pass through here: ``ValueRouter`` publishes them straight from
+/// the D-Bus signal task.
+actor BridgeEngine {
+    typealias Machine = DeviceConnectionStateMachine<ContinuousClock.Instant>
+
+    /// What the loop reacts to, in arrival order.
+    enum Input: Sendable {
+        case bluez(BlueZEvent)
+        case machine(path: String, event: Machine.Event)
+        case tick(path: String, generation: Int)
+        case mqttConnected
+        case retryDiscovery
+        case stop
+    }
+
+    /// A peripheral the bridge manages.
+    struct ManagedDevice {
+        var path: String
+        var address: BluetoothAddress
+        var addressType: String
+        var segment: String
+        var config: BridgeConfig.Device?
+        var machine: Machine
+        var available = false
+        var tickGeneration = 0
+        var pollTasks: [Task<Void, Never>] = []
+        var notifying: [String] = []
+    }
+
+    let config: BridgeConfig
+    let topics: TopicMapper
+    let logger: Logger
+    let mqtt: MQTTClient
+    let bluez: BlueZClient
+    let router: ValueRouter
+    let clock = ContinuousClock()
+    private let inputs: AsyncStream<Input>
+    private let inputContinuation: AsyncStream<Input>.Continuation
+
+    private var devices: [String: ManagedDevice] = [:]
+    private var adapterReady = false
+    private var discoveryWanted = false
+    private var discoveryStarting = false
+    private var nextSeed: UInt64 = 0x5eed
+    private var lastDevicesPayload: [UInt8] = []
+
+    init(config: BridgeConfig, mqtt: MQTTClient, bluez: BlueZClient, logger: Logger) {
+        self.config = config
+        self.topics = TopicMapper(config: config)
+        self.logger = logger
+        self.mqtt = mqtt
+        self.bluez = bluez
+        self.router = ValueRouter(mqtt: mqtt)
+        (inputs, inputContinuation) = AsyncStream<Input>.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    nonisolated func send(_ input: Input) {
+        inputContinuation.yield(input)
+    }
+
+    /// Asks the loop to shut down cleanly.
+    nonisolated func requestStop() {
+        inputContinuation.yield(.stop)
+    }
+
+    var adapterPath: String { config.bluetooth.adapterPath }
+
+    // MARK: Loop
+
+    /// Runs until ``requestStop()``; then publishes `offline`, stops notifications and disconnects.
+    func run() async {
+        let router = self.router
+        bluez.setValueHandler { path, value in router.handle(path: path, value: value) }
+        let forwardBlueZ = Task { [bluez, inputContinuation] in
+            for await e in bluez.events { inputContinuation.yield(.bluez(e)) }
+        }
+        let forwardMQTT = Task { [mqtt, inputContinuation] in
+            for await e in mqtt.events {
+                if case .connected = e { inputContinuation.yield(.mqttConnected) }
+            }
+        }
+        defer {
+            forwardBlueZ.cancel()
+            forwardMQTT.cancel()
+        }
+        await bluez.start()
+        if !bluez.isAvailable {
+            logger.warning("org.bluez is not on the D-Bus: waiting for BlueZ (bluetoothd) to start")
+        }
+        for await input in inputs {
+            if case .stop = input { break }
+            await handle(input)
+        }
+        await shutdown()
+    }
+
+    private func handle(_ input: Input) async {
+        switch input {
+        case .bluez(let e):
+            await handleBlueZ(e)
+        case .machine(let path, let event):
+            feed(path, event)
+        case .tick(let path, let generation):
+            guard devices[path]?.tickGeneration == generation else { return }
+            feed(path, .tick)
+        case .mqttConnected:
+            publishRetainedState()
+        case .retryDiscovery:
+            await ensureDiscovery()
+        case .stop:
+            break
+        }
+    }
+
+    // MARK: BlueZ events
+
+    private func handleBlueZ(_ e: BlueZEvent) async {
+        switch e {
+        case .serviceAvailable:
+            logger.info("BlueZ is on the D-Bus; \(bluez.tree.objects.count) objects")
+            await adapterCheck()
+        case .serviceLost:
+            adapterReady = false
+            discoveryWanted = false
+            for path in Array(devices.keys) { feed(path, .deviceRemoved) }
+        case .interfacesAdded(let path, let ifaces):
+            if ifaces.contains(BlueZ.adapter), path == adapterPath {
+                await adapterCheck()
+            }
+            if ifaces.contains(BlueZ.device) {
+                consider(path)
+            }
+            if ifaces.contains(BlueZ.gattService) || ifaces.contains(BlueZ.gattCharacteristic) {
+                if let dev = devicePath(of: path) { checkGatt(dev) }
+            }
+        case .interfacesRemoved(let path, let ifaces):
+            if ifaces.contains(BlueZ.adapter), path == adapterPath {
+                logger.error("adapter \(config.bluetooth.adapter) was removed")
+                adapterReady = false
+                discoveryWanted = false
+            }
+            if ifaces.contains(BlueZ.device), devices[path] != nil {
+                logger.notice("BlueZ dropped device \(devices[path]!.address)")
+                feed(path, .deviceRemoved)
+            }
+        case .propertiesChanged(let path, let iface, let changed):
+            switch iface {
+            case BlueZ.adapter where path == adapterPath:
+                if changed.contains("Powered") {
+                    let powered = bluez.tree.properties(path: path, interface: BlueZ.adapter)?["Powered"]?.bool ?? false
+                    if powered != adapterReady {
+                        logger.notice("adapter \(config.bluetooth.adapter) powered \(powered ? "on" : "off")")
+                        await adapterCheck()
+                    }
+                }
+                if changed.contains("Discovering") {
+                    let discovering = bluez.tree.properties(path: path, interface: BlueZ.adapter)?["Discovering"]?.bool ?? false
+                    if !discovering && discoveryWanted && adapterReady {
+                        logger.info("discovery stopped behind our back: restarting it")
+                        scheduleDiscoveryRetry(after: .seconds(1))
+                    }
+                }
+            case BlueZ.device:
+                if devices[path] == nil {
+                    if changed.contains("UUIDs") || changed.contains("Name") || changed.contains("Alias") {
+                        consider(path)
+                    }
+                    return
+                }
+                guard let dev = bluez.tree.device(path) else { return }
+                if changed.contains("Connected") {
+                    feed(path, .connectedChanged(dev.connected))
+                }
+                if changed.contains("ServicesResolved") {
+                    feed(path, .servicesResolved(dev.servicesResolved))
+                    if dev.servicesResolved { checkGatt(path) }
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    private func devicePath(of path: String) -> String? {
+        // /org/bluez/hciN/dev_XX_XX_XX_XX_XX_XX/...
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count >= 4, parts[3].hasPrefix("dev_") else { return nil }
+        return "/" + parts[0..<4].joined(separator: "/")
+    }
+
+    private func checkGatt(_ path: String) {
+        guard let dev = devices[path] else { return }
+        let present = !bluez.tree.services(device: path).isEmpty
+        if present && !dev.machine.gattObjectsPresent {
+            feed(path, .gattObjectsPresent)
+        }
+    }
+
+    // MARK: Adapter and discovery
+
+    private func adapterCheck() async {
+        guard bluez.isAvailable else { return }
+        guard let props = bluez.tree.properties(path: adapterPath, interface: BlueZ.adapter) else {
+            let have = bluez.tree.paths(with: BlueZ.adapter)
+            logger.error(
+                "adapter \(config.bluetooth.adapter) (\(adapterPath)) not found; BlueZ has: \(have.isEmpty ? "no adapters" : have.joined(separator: ", ")). Waiting for it.")
+            adapterReady = false
+            return
+        }
+        if props["Powered"]?.bool != true {
+            logger.notice("adapter \(config.bluetooth.adapter) is powered off: powering it on")
+            do {
+                try await bluez.setProperty(adapterPath, interface: BlueZ.adapter, name: "Powered", value: .bool(true))
+            } catch {
+                logger.error("cannot power on \(config.bluetooth.adapter): \(error)")
+            }
+            adapterReady = false
+            return  // The Powered change brings us back here.
+        }
+        if !adapterReady {
+            adapterReady = true
+            logger.info("adapter \(config.bluetooth.adapter) (\(props["Address"]?.string ?? "?")) is powered")
+            // Devices BlueZ already knows.
+            for dev in bluez.tree.devices(adapter: adapterPath) { consider(dev.path) }
+            discoveryWanted = true
+            await ensureDiscovery()
+        }
+    }
+
+    private func scheduleDiscoveryRetry(after delay: Duration) {
+        Task { [inputContinuation] in
+            try? await Task.sleep(for: delay)
+            inputContinuation.yield(.retryDiscovery)
+        }
+    }
+
+    private func ensureDiscovery() async {
+        guard adapterReady, discoveryWanted, !discoveryStarting else { return }
+        if bluez.tree.properties(path: adapterPath, interface: BlueZ.adapter)?["Discovering"]?.bool == true,
+           discoveryOurs
+        {
+            return
+        }
+        discoveryStarting = true
+        defer { discoveryStarting = false }
+        // A UUID filter hides peripherals that `devices` entries match by name or address.
+        let uuids = config.devices.isEmpty ? config.bluetooth.services.map(\.uuidString) : []
+        do {
+            try await bluez.setDiscoveryFilter(adapter: adapterPath, uuids: uuids)
+        } catch {
+            logger.warning("SetDiscoveryFilter failed: \(error)")
+        }
+        do {
+            try await bluez.startDiscovery(adapter: adapterPath)
+            discoveryOurs = true
+            logger.info(
+                "scanning on \(config.bluetooth.adapter) for \(uuids.isEmpty ? "all LE peripherals" : "services " + config.bluetooth.services.map(\.shortForm).joined(separator: ", "))")
+        } catch {
+            if error.code == .inProgress {
+                logger.notice("StartDiscovery: InProgress; stopping the scan and retrying")
+                try? await bluez.stopDiscovery(adapter: adapterPath)
+                scheduleDiscoveryRetry(after: .seconds(1))
+            } else {
+                logger.warning("StartDiscovery failed: \(error); retrying in 5 s")
+                scheduleDiscoveryRetry(after: .seconds(5))
+            }
+        }
+    }
+
+    private var discoveryOurs = false
+
+    // MARK: Devices
+
+    /// Starts managing a device if the configuration wants it.
+    private func consider(_ path: String) {
+        guard devices[path] == nil, adapterReady, let dev = bluez.tree.device(path),
+              path.hasPrefix(adapterPath + "/"), let address = BluetoothAddress(dev.address)
+        else { return }
+        let name = dev.name ?? dev.alias
+        let deviceConfig = config.device(address: address, name: name)
+        let wantedServices = Set(config.bluetooth.services.map(\.uuidString))
+        let advertises = dev.uuids.contains { wantedServices.contains($0) }
+        guard deviceConfig != nil || advertises else {
+            logger.trace("ignoring \(dev.address) (\(name ?? "no name")): no wanted service")
+            return
+        }
+        let segment = topics.deviceSegment(address: address, config: deviceConfig)
+        nextSeed &+= 0x9E37_79B9_7F4A_7C15
+        var managed = ManagedDevice(
+            path: path, address: address, addressType: dev.addressType, segment: segment, config: deviceConfig,
+            machine: Machine(configuration: .init(reconnect: config.reconnect), seed: nextSeed))
+        managed.available = false
+        devices[path] = managed
+        logger.info("found \(address) (\(name ?? "no name")) → \(topics.baseTopic)/\(segment)")
+        publish(topics.availability(device: segment), "offline", retain: true)
+        publishDevices()
+        if dev.connected {
+            feed(path, .connectedChanged(true))
+            if dev.servicesResolved { feed(path, .servicesResolved(true)) }
+            checkGatt(path)
+        } else {
+            feed(path, .discovered)
+        }
+    }
+
+    private func feed(_ path: String, _ event: Machine.Event) {
+        guard var dev = devices[path] else { return }
+        let before = dev.machine.state
+        let actions = dev.machine.handle(event, now: clock.now)
+        devices[path] = dev
+        if before != dev.machine.state {
+            logger.debug("\(dev.address): \(event) → \(dev.machine.state)")
+        }
+        for a in actions { perform(a, path) }
+        if event == .deviceRemoved {
+            stopManaging(path)
+        }
+    }
+
+    private func stopManaging(_ path: String) {
+        guard let dev = devices.removeValue(forKey: path) else { return }
+        for t in dev.pollTasks { t.cancel() }
+        router.removeRoutes(below: path)
+        if dev.available {
+            publish(topics.availability(device: dev.segment), "offline", retain: true)
+        }
+        publishDevices()
+    }
+
+    private func perform(_ action: Machine.Action, _ path: String) {
+        guard let dev = devices[path] else { return }
+        switch action {
+        case .connect:
+            logger.info("connecting to \(dev.address)")
+            Task { [bluez, inputContinuation, logger] in
+                do throws(BlueZError) {
+                    try await bluez.connect(device: path)
+                    inputContinuation.yield(.machine(path: path, event: .connectSucceeded))
+                } catch {
+                    if error.code == .alreadyConnected {
+                        inputContinuation.yield(.machine(path: path, event: .connectSucceeded))
+                        return
+                    }
+                    logger.warning("connect to \(dev.address) failed: \(error)")
+                    inputContinuation.yield(.machine(
+                        path: path, event: .connectFailed(ConnectErrorClass(errorName: error.name, message: error.message))))
+                }
+            }
+        case .disconnect:
+            logger.info("disconnecting \(dev.address)")
+            Task { [bluez, logger] in
+                do { try await bluez.disconnect(device: path) } catch {
+                    logger.debug("disconnect \(dev.address): \(error)")
+                }
+            }
+        case .waitForDisconnect:
+            logger.debug("\(dev.address): waiting for Connected=false before retrying")
+        case .startSubscribing:
+            Task { await self.subscribe(path) }
+        case .publishAvailability(let online):
+            devices[path]?.available = online
+            if !online {
+                for t in dev.pollTasks { t.cancel() }
+                devices[path]?.pollTasks = []
+                devices[path]?.notifying = []
+            }
+            logger.info("\(dev.address) is \(online ? "online" : "offline")")
+            publish(topics.availability(device: dev.segment), online ? "online" : "offline", retain: true)
+            publishDevices()
+        case .scheduleTick(let at):
+            devices[path]?.tickGeneration += 1
+            let generation = devices[path]!.tickGeneration
+            Task { [inputContinuation, clock] in
+                try? await clock.sleep(until: at)
+                inputContinuation.yield(.tick(path: path, generation: generation))
+            }
+        }
+    }
+
+    /// Maps a connected device's characteristics to topics, subscribes to those that notify and
+    /// reads those that are readable.
+    private func subscribe(_ path: String) async {
+        guard let dev = devices[path] else { return }
+        let tree = bluez.tree
+        var notifyPaths: [String] = []
+        var readPaths: [String] = []
+        var polls: [(String, Duration)] = []
+        for service in tree.services(device: path) {
+            guard let serviceUUID = BluetoothUUID(service.uuid) else { continue }
+            let serviceSegment = topics.serviceSegment(serviceUUID, config: dev.config)
+            for ch in tree.characteristics(service: service.path) {
+                guard let uuid = BluetoothUUID(ch.uuid) else { continue }
+                let topic = topics.value(
+                    device: dev.segment, service: serviceSegment,
+                    characteristic: topics.characteristicSegment(uuid, config: dev.config))
+                router.setRoute(path: ch.path, topic: topic, format: topics.format(of: uuid, config: dev.config))
+                if ch.canNotify { notifyPaths.append(ch.path) }
+                if ch.canRead { readPaths.append(ch.path) }
+                if let poll = dev.config?.characteristic(uuid)?.poll, ch.canRead { polls.append((ch.path, poll)) }
+            }
+        }
+        var failures = 0
+        var started: [String] = []
+        for p in notifyPaths {
+            do {
+                try await bluez.startNotify(characteristic: p)
+                started.append(p)
+            } catch {
+                // Generic Attribute's Service Changed and similar may refuse; go on with the rest.
+                logger.warning("StartNotify \(p) failed: \(error)")
+                failures += 1
+            }
+        }
+        for p in readPaths {
+            do {
+                let value = try await bluez.readValue(characteristic: p)
+                router.publishRead(path: p, value: value)
+            } catch {
+                logger.warning("ReadValue \(p) failed: \(error)")
+            }
+        }
+        guard devices[path] != nil else { return }
+        devices[path]?.notifying = started
+        var tasks: [Task<Void, Never>] = []
+        for (p, interval) in polls {
+            tasks.append(Task { [bluez, router, logger] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    if Task.isCancelled { return }
+                    do {
+                        router.publishRead(path: p, value: try await bluez.readValue(characteristic: p))
+                    } catch {
+                        logger.debug("poll \(p): \(error)")
+                    }
+                }
+            })
+        }
+        devices[path]?.pollTasks = tasks
+        logger.info(
+            "\(dev.address): subscribed to \(started.count) characteristics, read \(readPaths.count)\(failures > 0 ? ", \(failures) refused notifications" : "")")
+        if !notifyPaths.isEmpty && started.isEmpty {
+            feed(path, .subscribeFailed)
+        } else {
+            feed(path, .subscribed)
+        }
+    }
+
+    // MARK: Publishing
+
+    private func publish(_ topic: String, _ text: String, retain: Bool, qos: Int = 1) {
+        if let error = mqtt.publish(topic: topic, payload: Array(text.utf8), qos: qos, retain: retain) {
+            logger.debug("publish \(topic) deferred: \(error)")
+        }
+    }
+
+    private func devicesPayload() -> [UInt8] {
+        let tree = bluez.tree
+        var list: [JSONValue] = []
+        for dev in devices.values.sorted(by: { $0.segment < $1.segment }) {
+            let snapshot = tree.device(dev.path)
+            let connected = snapshot?.connected ?? false
+            var services: [JSONValue] = []
+            if connected && dev.machine.servicesResolved {
+                for s in tree.services(device: dev.path) {
+                    if let u = BluetoothUUID(s.uuid) { services.append(.string(topics.serviceSegment(u, config: dev.config))) }
+                }
+            } else {
+                for u in snapshot?.uuids ?? [] {
+                    if let uuid = BluetoothUUID(u) { services.append(.string(topics.serviceSegment(uuid, config: dev.config))) }
+                }
+            }
+            var obj = JSONObject()
+            obj.append("name", .string(dev.segment))
+            obj.append("address", .string(dev.address.description))
+            obj.append("address_type", .string(dev.addressType))
+            obj.append("connected", .bool(connected))
+            // BlueZ reports 127 for "no valid RSSI" on some controllers.
+            if let rssi = snapshot?.rssi, rssi != 127 { obj.append("rssi", .integer(Int64(rssi))) } else { obj.append("rssi", .null) }
+            obj.append("services", .array(services))
+            list.append(.object(obj))
+        }
+        return JSONValue.array(list).jsonBytes
+    }
+
+    private func publishDevices(force: Bool = false) {
+        let payload = devicesPayload()
+        guard force || payload != lastDevicesPayload else { return }
+        lastDevicesPayload = payload
+        _ = mqtt.publish(topic: topics.bridgeDevices, payload: payload, qos: 1, retain: true)
+    }
+
+    private func publishRetainedState() {
+        logger.info("MQTT connected: publishing bridge state")
+        publish(topics.bridgeState, "online", retain: true)
+        for dev in devices.values {
+            publish(topics.availability(device: dev.segment), dev.available ? "online" : "offline", retain: true)
+        }
+        publishDevices(force: true)
+    }
+
+    // MARK: Shutdown
+
+    private func shutdown() async {
+        logger.info("shutting down")
+        publish(topics.bridgeState, "offline", retain: true)
+        for dev in devices.values {
+            publish(topics.availability(device: dev.segment), "offline", retain: true)
+            for t in dev.pollTasks { t.cancel() }
+        }
+        let all = Array(devices.values)
+        let bluez = self.bluez
+        let tree = bluez.tree
+        let connectedPaths = all.filter { tree.device($0.path)?.connected == true }.map(\.path)
+        let logger = self.logger
+        let stopScan = discoveryOurs
+        let adapter = adapterPath
+        // Stop notifications and disconnect, bounded: a wedged adapter must not hold the exit.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskGroup(of: Void.self) { inner in
+                    for dev in all {
+                        inner.addTask {
+                            for p in dev.notifying { try? await bluez.stopNotify(characteristic: p) }
+                            if connectedPaths.contains(dev.path) {
+                                do { try await bluez.disconnect(device: dev.path) } catch {
+                                    logger.debug("disconnect \(dev.address): \(error)")
+                                }
+                            }
+                        }
+                    }
+                    if stopScan {
+                        inner.addTask { try? await bluez.stopDiscovery(adapter: adapter) }
+                    }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(3)) }
+            await group.next()
+            group.cancelAll()
+        }
+        devices.removeAll()
+        bluez.stop()
+        logger.info("published \(router.published) values\(router.failed > 0 ? ", \(router.failed) not sent (broker away)" : "")")
+    }
+}

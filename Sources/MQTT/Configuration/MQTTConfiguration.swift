@@ -1,0 +1,106 @@
+/// How an ``MQTTClient`` reaches and talks to its broker.
+public struct MQTTConfiguration: Sendable {
+    /// The MQTT protocol version spoken on the connection.
+    public enum ProtocolVersion: Sendable, Hashable {
+        /// MQTT 3.1.1. Message properties (response topic, correlation data) are ignored.
+        case v311
+        /// MQTT 5.0 (the default).
+        case v5
+    }
+
+    /// TLS settings. A configuration with a `TLS` value connects with TLS; without a ``caFile``
+    /// the operating system's CA certificates are trusted.
+    public struct TLS: Sendable, Hashable {
+        /// PEM file with the CA certificate(s) that sign the broker's certificate; `nil` for the system CAs.
+        public var caFile: String?
+        /// PEM file with the client certificate, for brokers that require client authentication.
+        public var certFile: String?
+        /// PEM file with the client certificate's private key (unencrypted).
+        public var keyFile: String?
+
+        /// Creates TLS settings; all files are optional.
+        public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil) {
+            self.caFile = caFile
+            self.certFile = certFile
+            self.keyFile = keyFile
+        }
+    }
+
+    /// The broker's host name or IP address (an IPv6 address without brackets).
+    public var host: String
+    /// The broker's TCP port.
+    public var port: Int
+    /// The MQTT client identifier. Empty lets libmosquitto generate a random one.
+    public var clientID: String
+    /// The user name sent in CONNECT, if any.
+    public var username: String?
+    /// The password sent in CONNECT, if any (only used together with ``username``).
+    public var password: String?
+    /// TLS settings; `nil` for a plain TCP connection.
+    public var tls: TLS?
+    /// The protocol version; MQTT 5 by default.
+    public var protocolVersion: ProtocolVersion = .v5
+    /// The keep-alive interval sent in CONNECT (whole seconds, at least 5).
+    public var keepAlive: Duration = .seconds(30)
+    /// The last will: published by the broker when the connection ends without a DISCONNECT.
+    /// Its topic, payload, QoS and retain flag are used.
+    public var will: MQTTMessage?
+    /// The delay before the first reconnection attempt; it doubles after every failed attempt.
+    public var reconnectDelay: Duration = .milliseconds(500)
+    /// The upper bound of the reconnection delay.
+    public var maxReconnectDelay: Duration = .seconds(30)
+
+    /// Creates a configuration. Everything but the host and the client identifier has a default:
+    /// port 1883, no credentials, no TLS, MQTT 5, 30 s keep-alive, no will, reconnection after
+    /// 500 ms doubling up to 30 s.
+    public init(
+        host: String,
+        port: Int = 1883,
+        clientID: String,
+        username: String? = nil,
+        password: String? = nil,
+        tls: TLS? = nil,
+        protocolVersion: ProtocolVersion = .v5,
+        keepAlive: Duration = .seconds(30),
+        will: MQTTMessage? = nil,
+        reconnectDelay: Duration = .milliseconds(500),
+        maxReconnectDelay: Duration = .seconds(30)
+    ) {
+        self.host = host
+        self.port = port
+        self.clientID = clientID
+        self.username = username
+        self.password = password
+        self.tls = tls
+        self.protocolVersion = protocolVersion
+        self.keepAlive = keepAlive
+        self.will = will
+        self.reconnectDelay = reconnectDelay
+        self.maxReconnectDelay = maxReconnectDelay
+    }
+
+    /// Creates a configuration from a broker URL: `mqtt://host[:port]` (default port 1883) or
+    /// `mqtts://host[:port]` (TLS with the system CAs, default port 8883). IPv6 addresses go in
+    /// brackets (`mqtt://[::1]:1883`); an optional `user[:password]@` sets the credentials; a
+    /// trailing `/` is allowed, any other path is not.
+    ///
+    /// - Throws: ``MQTTError`` with code ``MQTTError/Code/invalidURL``.
+    public init(url: String, clientID: String) throws(MQTTError) {
+        let parsed = try BrokerURL(parsing: url)
+        self.init(
+            host: parsed.host,
+            port: parsed.port,
+            clientID: clientID,
+            username: parsed.username,
+            password: parsed.password,
+            tls: parsed.tls ? TLS() : nil
+        )
+    }
+
+    /// The broker as a URL, `mqtt://host:port` or `mqtts://host:port` (used in log messages).
+    public var brokerURL: String {
+        let scheme = tls == nil ? "mqtt" : "mqtts"
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(hostPart):\(port)"
+    }
+}

@@ -1,1 +1,0 @@
-print("ble-mqtt-bridge")
