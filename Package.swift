@@ -76,6 +76,7 @@ let package = Package(
         ),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),
         .testTarget(name: "IntegrationTests", dependencies: []),
     ]

@@ -11,6 +11,19 @@ import Glibc
 #endif
 
 @main
+enum Main {
+    static func main() async {
+        // A parent may start us with SIGTERM/SIGINT blocked (Foundation.Process from a Dispatch
+        // thread does): unblock them on the main thread, or a stop request would stay pending forever.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        await BridgeCommand.main()
+    }
+}
+
 struct BridgeCommand: AsyncParsableCommand {
     static let version = "0.1.0"
 

@@ -1,5 +1,4 @@
 import Testing
-import Foundation
 
 @testable import MQTT
 
@@ -83,13 +82,11 @@ struct MQTTClientTests {
             await client.disconnect()
         }
         await disconnecting.value
-        FileHandle.standardError.write("DBG disconnected pending=\(test.client.pendingAcknowledgements)\n".data(using: .utf8)!)
         #expect(test.client.pendingAcknowledgements == 0)
         #expect(!test.client.isConnected)
 
-        FileHandle.standardError.write("DBG receiveOne\n".data(using: .utf8)!)
         let output = try await broker.receiveOne(topic: topic)
-        FileHandle.standardError.write("DBG got \(output)\n".data(using: .utf8)!)
+
         #expect(output == "\(topic) online")
     }
 

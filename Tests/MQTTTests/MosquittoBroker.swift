@@ -103,11 +103,14 @@ final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Runs `mosquitto_sub -C 1 -v -t topic` against this broker and returns its output
-    /// (`topic payload`), or throws if nothing arrives within `timeoutSeconds`.
-    func receiveOne(topic: String, timeoutSeconds: Int = 10) async throws -> String {
+    /// (`topic payload`), or throws if nothing arrives within `timeout`.
+    ///
+    /// Not `mosquitto_sub -W`: its timer is SIGALRM, which stays blocked in a child spawned from a
+    /// Dispatch thread (see ``stop()``); ``run(_:_:timeout:)`` kills the program instead.
+    func receiveOne(topic: String, timeout: Duration = .seconds(10)) async throws -> String {
         let (status, output) = try await MosquittoBroker.run(
             "/usr/bin/mosquitto_sub",
-            ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-v", "-W", "\(timeoutSeconds)"])
+            ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-v"], timeout: timeout)
         guard status == 0 else {
             throw TestHelperError(description: "mosquitto_sub exited with status \(status): \(output)")
         }
@@ -171,7 +174,10 @@ final class MosquittoBroker: @unchecked Sendable {
     /// The output goes to a temporary file, not a pipe: Foundation's `Pipe` descriptors are not
     /// close-on-exec, so a child spawned concurrently by another test (a broker) could inherit the
     /// write end and a read until EOF would never end.
-    static func run(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
+    /// A program still running after `timeout` is killed (and the call throws).
+    static func run(
+        _ executable: String, _ arguments: [String], timeout: Duration = .seconds(15)
+    ) async throws -> (Int32, String) {
         let outputURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("mqtt-tests-output-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
         guard FileManager.default.createFile(atPath: outputURL.path, contents: nil) else {
@@ -192,9 +198,20 @@ final class MosquittoBroker: @unchecked Sendable {
             exited.continuation.finish()
         }
         try process.run()
+        let pid = process.processIdentifier
+        let killer = Task {
+            try await Task.sleep(for: timeout)
+            Glibc.kill(pid, SIGKILL)
+        }
         var status: Int32 = -1
         for await value in exited.stream { status = value }
+        killer.cancel()
         let data = try Data(contentsOf: outputURL)
-        return (status, String(decoding: data, as: UTF8.self))
+        let text = String(decoding: data, as: UTF8.self)
+        if process.terminationReason == .uncaughtSignal {
+            throw TestHelperError(
+                description: "\(executable) killed by signal \(status) (timeout \(timeout)?): \(text)")
+        }
+        return (status, text)
     }
 }

@@ -277,7 +277,7 @@ final class MosquittoSession: @unchecked Sendable {
     /// Runs in an unstructured task so that the caller's cancellation (a service shutting down)
     /// does not skip the drain; every wait is bounded anyway.
     func disconnect(drainTimeout: Duration = .seconds(2)) async {
-        await performDisconnect(drainTimeout: drainTimeout)
+        await Task { await self.performDisconnect(drainTimeout: drainTimeout) }.value
     }
 
     private func performDisconnect(drainTimeout: Duration) async {

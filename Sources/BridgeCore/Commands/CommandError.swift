@@ -1,0 +1,35 @@
+/// Why a command failed: a SPEC §4 error code and a human-readable message.
+///
+/// It becomes the `"error": {"code": ..., "message": ...}` member of the command's result.
+public struct CommandError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The error code.
+    public var code: CommandErrorCode
+    /// A human-readable explanation.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: CommandErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// An ``CommandErrorCode/invalidPayload`` error.
+    public static func invalidPayload(_ message: String) -> CommandError {
+        CommandError(.invalidPayload, message)
+    }
+
+    /// A ``CommandErrorCode/gattError`` whose message starts with BlueZ's error name,
+    /// e.g. `"org.bluez.Error.NotPermitted: Write not permitted"`.
+    public static func gattError(name: String, message: String?) -> CommandError {
+        guard let message, !message.isEmpty else { return CommandError(.gattError, name) }
+        return CommandError(.gattError, "\(name): \(message)")
+    }
+
+    /// A ``CommandErrorCode/busy`` error for a device queue that holds `capacity` commands.
+    public static func busy(capacity: Int) -> CommandError {
+        CommandError(.busy, "too many pending commands for this device (at most \(capacity))")
+    }
+
+    /// `"<code>: <message>"`.
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,60 @@
+/// Decides how a command may use a characteristic, from its BlueZ `Flags`
+/// (`"read"`, `"write"`, `"write-without-response"`, `"notify"`, ...).
+///
+/// Writes (`response` is the command's optional `"response"` field):
+///
+/// - absent: ``WriteType/request`` when Flags hold `write`, else ``WriteType/command``
+///   when they hold `write-without-response`;
+/// - `true`: ``WriteType/request``, which needs `write`;
+/// - `false`: ``WriteType/command``, which needs `write-without-response`.
+///
+/// A type the Flags lack fails with `unsupported_write_type`, or with
+/// `not_writable` when the Flags hold neither write flag.
+///
+/// Reads need the `read` flag, else `not_readable`.
+public enum WriteTypeDecision {
+    /// The BlueZ flag for writes with response.
+    public static let writeFlag = "write"
+    /// The BlueZ flag for writes without response.
+    public static let writeWithoutResponseFlag = "write-without-response"
+    /// The BlueZ flag for reads.
+    public static let readFlag = "read"
+
+    /// The write type for a command that asked for `response` (`nil`: not given).
+    /// - Throws: ``CommandError`` with ``CommandErrorCode/notWritable`` when the
+    ///   characteristic has neither write flag, ``CommandErrorCode/unsupportedWriteType``
+    ///   when it lacks the one asked for.
+    public static func writeType(flags: Set<String>, response: Bool?) throws(CommandError) -> WriteType {
+        let request = flags.contains(writeFlag)
+        let command = flags.contains(writeWithoutResponseFlag)
+        guard request || command else {
+            throw CommandError(.notWritable, "the characteristic is not writable")
+        }
+        switch response {
+        case nil:
+            return request ? .request : .command
+        case true?:
+            guard request else {
+                throw CommandError(
+                    .unsupportedWriteType,
+                    "the characteristic allows only writes without response (\"response\": false)")
+            }
+            return .request
+        case false?:
+            guard command else {
+                throw CommandError(
+                    .unsupportedWriteType,
+                    "the characteristic allows only writes with response (\"response\": true)")
+            }
+            return .command
+        }
+    }
+
+    /// Checks that the characteristic can be read.
+    /// - Throws: ``CommandError`` with ``CommandErrorCode/notReadable`` without the `read` flag.
+    public static func checkReadable(flags: Set<String>) throws(CommandError) {
+        guard flags.contains(readFlag) else {
+            throw CommandError(.notReadable, "the characteristic is not readable")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Testing
+
+@testable import BridgeCore
+
+/// Write type and readability decisions from BlueZ Flags.
+@Suite struct CommandWriteTypeTests {
+    enum Expected: Sendable, Hashable, CustomStringConvertible {
+        case type(WriteType)
+        case error(CommandErrorCode)
+
+        var description: String {
+            switch self {
+            case .type(let type): return type.rawValue
+            case .error(let code): return code.rawValue
+            }
+        }
+    }
+
+    static let both: Set<String> = ["read", "write", "write-without-response", "notify"]
+    static let requestOnly: Set<String> = ["read", "write"]
+    static let commandOnly: Set<String> = ["write-without-response", "notify"]
+    static let none: Set<String> = ["read", "notify", "indicate", "reliable-write", "authenticated-signed-writes"]
+
+    @Test(arguments: [
+        (both, nil, Expected.type(.request)),
+        (both, true, .type(.request)),
+        (both, false, .type(.command)),
+        (requestOnly, nil, .type(.request)),
+        (requestOnly, true, .type(.request)),
+        (requestOnly, false, .error(.unsupportedWriteType)),
+        (commandOnly, nil, .type(.command)),
+        (commandOnly, true, .error(.unsupportedWriteType)),
+        (commandOnly, false, .type(.command)),
+        (none, nil, .error(.notWritable)),
+        (none, true, .error(.notWritable)),
+        (none, false, .error(.notWritable)),
+        ([], nil, .error(.notWritable)),
+        ([], true, .error(.notWritable)),
+        ([], false, .error(.notWritable)),
+    ] as [(Set<String>, Bool?, Expected)])
+    func writeType(flags: Set<String>, response: Bool?, expected: Expected) {
+        let actual: Expected
+        do {
+            actual = .type(try WriteTypeDecision.writeType(flags: flags, response: response))
+        } catch {
+            actual = .error(error.code)
+            #expect(!error.message.isEmpty)
+        }
+        #expect(actual == expected, "flags \(flags.sorted()), response \(String(describing: response))")
+    }
+
+    @Test func writeTypeMeaning() {
+        #expect(WriteType.request.withResponse)
+        #expect(!WriteType.command.withResponse)
+        #expect(WriteType.request.rawValue == "request")
+        #expect(WriteType.command.rawValue == "command")
+    }
+
+    @Test func readable() throws {
+        try WriteTypeDecision.checkReadable(flags: ["read"])
+        try WriteTypeDecision.checkReadable(flags: ["read", "notify", "write"])
+        for flags: Set<String> in [[], ["write"], ["notify", "indicate"], ["encrypt-read"]] {
+            #expect(throws: CommandError(.notReadable, "the characteristic is not readable")) {
+                try WriteTypeDecision.checkReadable(flags: flags)
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+# shellcheck shell=bash
+# SPEC §3/§4: notifications and reads of the example peripheral reach MQTT, decoded.
+# 2A37 heart rate measurement notifies ~1 Hz ([0x06|0x08, bpm, energy?]); 2A38 reads 01;
+# 180F/2A19 battery level reads (and notifies) 100, 98, ...
+
+hr_measurements() {
+  local topic=$BASE/$DEV/180d/2a37
+  need_bridge || return
+  wait_device_messages "$topic" 6 90 || return
+  "${TOOL[@]}" hr "$MQTT_LOG" "$topic" 6
+}
+
+body_sensor_location() {
+  local topic=$BASE/$DEV/180d/2a38
+  need_bridge || return
+  wait_device_messages "$topic" 1 20 || return
+  "${TOOL[@]}" uint8 "$MQTT_LOG" "$topic" --raw 01
+}
+
+battery_level() {
+  local topic=$BASE/$DEV/180f/2a19
+  need_bridge || return
+  wait_device_messages "$topic" 1 20 || return
+  "${TOOL[@]}" uint8 "$MQTT_LOG" "$topic" --min 0 --max 100
+}
+
+check hr_measurements hr_measurements
+check body_sensor_location body_sensor_location
+check battery_level battery_level
+check values_not_retained no_retained "$BASE/$DEV/+/+"
