@@ -50,7 +50,7 @@ import Testing
         #expect(config.bluetooth.scanWatchdog == nil)
         #expect(config.stateFile == "/var/lib/ble-mqtt-bridge/peripherals.json")
         #expect(config.homeAssistant == BridgeConfig.HomeAssistant(discovery: true, prefix: "homeassistant"))
-        #expect(config.commands == BridgeConfig.Commands(timeout: .seconds(10), queue: 32))
+        #expect(config.commands == BridgeConfig.Commands(timeout: .seconds(10), queue: 1024))
         #expect(config.reconnect == BridgeConfig.Reconnect(initialDelay: .seconds(1), maxDelay: .seconds(60)))
         #expect(config.logLevel == nil)
         let expectedDevice = BridgeConfig.Device(

@@ -43,6 +43,7 @@ actor BridgeEngine {
     let mqtt: MQTTClient
     let bluez: BlueZClient
     let router: ValueRouter
+    let directory = DeviceDirectory()
     let clock = ContinuousClock()
     private let inputs: AsyncStream<Input>
     private let inputContinuation: AsyncStream<Input>.Continuation
@@ -301,6 +302,7 @@ actor BridgeEngine {
             machine: Machine(configuration: .init(reconnect: config.reconnect), seed: nextSeed))
         managed.available = false
         devices[path] = managed
+        directory.addDevice(segment: segment, path: path)
         logger.info("found \(address) (\(name ?? "no name")) → \(topics.baseTopic)/\(segment)")
         publish(topics.availability(device: segment), "offline", retain: true)
         publishDevices()
@@ -369,6 +371,7 @@ actor BridgeEngine {
             Task { await self.subscribe(path) }
         case .publishAvailability(let online):
             devices[path]?.available = online
+            directory.setReady(segment: dev.segment, online)
             if !online {
                 for t in dev.pollTasks { t.cancel() }
                 devices[path]?.pollTasks = []
@@ -395,6 +398,7 @@ actor BridgeEngine {
         var notifyPaths: [String] = []
         var readPaths: [String] = []
         var polls: [(String, Duration)] = []
+        var commandMap: [DeviceDirectory.Key: DeviceDirectory.Characteristic] = [:]
         for service in tree.services(device: path) {
             guard let serviceUUID = BluetoothUUID(service.uuid) else { continue }
             let serviceSegment = topics.serviceSegment(serviceUUID, config: dev.config)
@@ -403,7 +407,11 @@ actor BridgeEngine {
                 let topic = topics.value(
                     device: dev.segment, service: serviceSegment,
                     characteristic: topics.characteristicSegment(uuid, config: dev.config))
-                router.setRoute(path: ch.path, topic: topic, format: topics.format(of: uuid, config: dev.config))
+                let format = topics.format(of: uuid, config: dev.config)
+                router.setRoute(path: ch.path, topic: topic, format: format)
+                commandMap[DeviceDirectory.Key(
+                    service: serviceSegment, characteristic: topics.characteristicSegment(uuid, config: dev.config))] =
+                    DeviceDirectory.Characteristic(path: ch.path, flags: ch.flags, format: format)
                 if ch.canNotify { notifyPaths.append(ch.path) }
                 if ch.canRead { readPaths.append(ch.path) }
                 if let poll = dev.config?.characteristic(uuid)?.poll, ch.canRead { polls.append((ch.path, poll)) }
@@ -430,6 +438,7 @@ actor BridgeEngine {
             }
         }
         guard devices[path] != nil else { return }
+        directory.setCharacteristics(segment: dev.segment, commandMap)
         devices[path]?.notifying = started
         var tasks: [Task<Void, Never>] = []
         for (p, interval) in polls {

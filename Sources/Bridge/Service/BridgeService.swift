@@ -44,6 +44,9 @@ public struct BridgeService: Service {
 
     public func run() async throws {
         let mqtt = MQTTClient(configuration: Self.mqttConfiguration(for: config), logger: logger)
+        let topics = TopicMapper(config: config)
+        mqtt.subscribe(topics.setFilter, qos: 1)
+        mqtt.subscribe(topics.getFilter, qos: 1)
         mqtt.start()
         guard let bus = await openBus() else {
             await mqtt.disconnect()
@@ -51,6 +54,13 @@ public struct BridgeService: Service {
         }
         let bluez = BlueZClient(connection: bus, logger: logger)
         let engine = BridgeEngine(config: config, mqtt: mqtt, bluez: bluez, logger: logger)
+        let commands = CommandDispatcher(
+            topics: topics, directory: engine.directory, bluez: bluez, mqtt: mqtt, router: engine.router,
+            timeout: config.commands.timeout, capacity: config.commands.queue, logger: logger)
+        let consumer = Task {
+            for await message in mqtt.messages { commands.handle(message) }
+        }
+        defer { consumer.cancel() }
         await withGracefulShutdownHandler {
             await engine.run()
         } onGracefulShutdown: {

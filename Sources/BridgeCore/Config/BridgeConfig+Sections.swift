@@ -37,11 +37,11 @@ extension BridgeConfig {
     public struct Commands: Sendable, Hashable {
         /// `timeout`, default 10 s: how long a command waits for its device and for BlueZ.
         public var timeout: Duration
-        /// `queue`, default 32: commands waiting per device; more are rejected.
+        /// `queue`, default 1024: commands waiting per device; more are answered `busy`.
         public var queue: Int
 
         /// Creates the section.
-        public init(timeout: Duration = .seconds(10), queue: Int = 32) {
+        public init(timeout: Duration = .seconds(10), queue: Int = 1024) {
             self.timeout = timeout
             self.queue = queue
         }
