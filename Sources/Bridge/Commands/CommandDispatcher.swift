@@ -32,11 +32,14 @@ final class CommandDispatcher: Sendable {
     private let timeout: Duration
     private let capacity: Int
     private let queues: QueueTable
+    private let onBridgeRequest: @Sendable (String, MQTTMessage) -> Void
 
     init(
         topics: TopicMapper, directory: DeviceDirectory, bluez: BlueZClient, mqtt: MQTTClient, router: ValueRouter,
-        timeout: Duration, capacity: Int, logger: Logger
+        timeout: Duration, capacity: Int, logger: Logger,
+        onBridgeRequest: @escaping @Sendable (String, MQTTMessage) -> Void
     ) {
+        self.onBridgeRequest = onBridgeRequest
         self.topics = topics
         self.directory = directory
         self.bluez = bluez
@@ -50,7 +53,12 @@ final class CommandDispatcher: Sendable {
 
     /// Handles one incoming message synchronously up to its enqueueing, so arrival order is kept.
     func handle(_ message: MQTTMessage) {
-        guard case .characteristic(let device, let service, let characteristic, let op)? = topics.parse(message.topic)
+        let parsed = topics.parse(message.topic)
+        if case .bridgeRequest(let command)? = parsed {
+            onBridgeRequest(command, message)
+            return
+        }
+        guard case .characteristic(let device, let service, let characteristic, let op)? = parsed
         else { return }
         let resultTopic = String(message.topic.dropLast(op == .set ? 4 : 4)) + "/result"
         let pending = Pending(

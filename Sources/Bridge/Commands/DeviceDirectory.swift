@@ -46,6 +46,10 @@ final class DeviceDirectory: @unchecked Sendable {
         }
     }
 
+    func forget(segment: String) {
+        locked { devices[segment] = nil }
+    }
+
     func setCharacteristics(segment: String, _ list: [Key: Characteristic]) {
         locked { devices[segment]?.characteristics = list }
     }

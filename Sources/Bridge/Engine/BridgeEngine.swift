@@ -20,6 +20,7 @@ actor BridgeEngine {
         case tick(path: String, generation: Int)
         case mqttConnected
         case retryDiscovery
+        case request(command: String, message: MQTTMessage)
         case stop
     }
 
@@ -48,12 +49,17 @@ actor BridgeEngine {
     private let inputs: AsyncStream<Input>
     private let inputContinuation: AsyncStream<Input>.Continuation
 
-    private var devices: [String: ManagedDevice] = [:]
-    private var adapterReady = false
+    var devices: [String: ManagedDevice] = [:]
+    var adapterReady = false
     private var discoveryWanted = false
     private var discoveryStarting = false
     private var nextSeed: UInt64 = 0x5eed
     private var lastDevicesPayload: [UInt8] = []
+    let stateFile: StateFile?
+    var known = KnownPeripherals()
+    var knownAddresses: Set<String> = []
+    let startedAt = ContinuousClock.now
+    var awaitingFirstValue: Set<String> = []
 
     init(config: BridgeConfig, mqtt: MQTTClient, bluez: BlueZClient, logger: Logger) {
         self.config = config
@@ -62,6 +68,7 @@ actor BridgeEngine {
         self.mqtt = mqtt
         self.bluez = bluez
         self.router = ValueRouter(mqtt: mqtt)
+        self.stateFile = config.stateFile.map { StateFile(path: $0, logger: logger) }
         (inputs, inputContinuation) = AsyncStream<Input>.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -94,6 +101,10 @@ actor BridgeEngine {
             forwardBlueZ.cancel()
             forwardMQTT.cancel()
         }
+        if let stateFile {
+            known = stateFile.load()
+            knownAddresses = Set(known.peripherals.map(\.address))
+        }
         await bluez.start()
         if !bluez.isAvailable {
             logger.warning("org.bluez is not on the D-Bus: waiting for BlueZ (bluetoothd) to start")
@@ -116,6 +127,12 @@ actor BridgeEngine {
             feed(path, .tick)
         case .mqttConnected:
             publishRetainedState()
+            let (sent, dropped) = router.flushHeld()
+            if sent > 0 || dropped > 0 {
+                logger.notice("broker back: published \(sent) values held while it was away; \(dropped) older values were replaced by newer ones")
+            }
+        case .request(let command, let message):
+            await handleRequest(command, message)
         case .retryDiscovery:
             await ensureDiscovery()
         case .stop:
@@ -231,6 +248,8 @@ actor BridgeEngine {
         if !adapterReady {
             adapterReady = true
             logger.info("adapter \(config.bluetooth.adapter) (\(props["Address"]?.string ?? "?")) is powered")
+            // Stored peripherals first, without waiting for a scan result.
+            connectKnownPeripherals()
             // Devices BlueZ already knows.
             for dev in bluez.tree.devices(adapter: adapterPath) { consider(dev.path) }
             discoveryWanted = true
@@ -283,7 +302,7 @@ actor BridgeEngine {
     // MARK: Devices
 
     /// Starts managing a device if the configuration wants it.
-    private func consider(_ path: String) {
+    func consider(_ path: String) {
         guard devices[path] == nil, adapterReady, let dev = bluez.tree.device(path),
               path.hasPrefix(adapterPath + "/"), let address = BluetoothAddress(dev.address)
         else { return }
@@ -291,7 +310,7 @@ actor BridgeEngine {
         let deviceConfig = config.device(address: address, name: name)
         let wantedServices = Set(config.bluetooth.services.map(\.uuidString))
         let advertises = dev.uuids.contains { wantedServices.contains($0) }
-        guard deviceConfig != nil || advertises else {
+        guard deviceConfig != nil || advertises || knownAddresses.contains(address.description) else {
             logger.trace("ignoring \(dev.address) (\(name ?? "no name")): no wanted service")
             return
         }
@@ -315,7 +334,7 @@ actor BridgeEngine {
         }
     }
 
-    private func feed(_ path: String, _ event: Machine.Event) {
+    func feed(_ path: String, _ event: Machine.Event) {
         guard var dev = devices[path] else { return }
         let before = dev.machine.state
         let actions = dev.machine.handle(event, now: clock.now)
@@ -329,7 +348,7 @@ actor BridgeEngine {
         }
     }
 
-    private func stopManaging(_ path: String) {
+    func stopManaging(_ path: String) {
         guard let dev = devices.removeValue(forKey: path) else { return }
         for t in dev.pollTasks { t.cancel() }
         router.removeRoutes(below: path)
@@ -437,8 +456,13 @@ actor BridgeEngine {
                 logger.warning("ReadValue \(p) failed: \(error)")
             }
         }
-        guard devices[path] != nil else { return }
+        guard let current = devices[path] else { return }
         directory.setCharacteristics(segment: dev.segment, commandMap)
+        var charMap: [String: String] = [:]
+        for (k, v) in commandMap {
+            charMap[k.service + "/" + k.characteristic] = tree.characteristic(v.path)?.uuid ?? ""
+        }
+        remember(current, characteristics: charMap, services: tree.services(device: path).map(\.uuid))
         devices[path]?.notifying = started
         var tasks: [Task<Void, Never>] = []
         for (p, interval) in polls {
@@ -466,13 +490,13 @@ actor BridgeEngine {
 
     // MARK: Publishing
 
-    private func publish(_ topic: String, _ text: String, retain: Bool, qos: Int = 1) {
+    func publish(_ topic: String, _ text: String, retain: Bool, qos: Int = 1) {
         if let error = mqtt.publish(topic: topic, payload: Array(text.utf8), qos: qos, retain: retain) {
             logger.debug("publish \(topic) deferred: \(error)")
         }
     }
 
-    private func devicesPayload() -> [UInt8] {
+    func devicesPayload() -> [UInt8] {
         let tree = bluez.tree
         var list: [JSONValue] = []
         for dev in devices.values.sorted(by: { $0.segment < $1.segment }) {
@@ -559,5 +583,133 @@ actor BridgeEngine {
         devices.removeAll()
         bluez.stop()
         logger.info("published \(router.published) values\(router.failed > 0 ? ", \(router.failed) not sent (broker away)" : "")")
+    }
+}
+
+// MARK: - Known peripherals and bridge requests
+
+extension BridgeEngine {
+    static func devicePath(adapter: String, address: String) -> String {
+        adapter + "/dev_" + address.uppercased().split(separator: ":").joined(separator: "_")
+    }
+
+    /// Connects the peripherals of the state file straight away: the device object BlueZ still
+    /// has, else `Adapter1.ConnectDevice` with the stored address type, else the scan finds it.
+    func connectKnownPeripherals() {
+        for p in known.peripherals {
+            let path = Self.devicePath(adapter: adapterPath, address: p.address)
+            awaitingFirstValue.insert(path)
+            if bluez.tree.device(path) != nil {
+                logger.info("stored peripheral \(p.address): BlueZ still knows it, connecting")
+                consider(path)
+                continue
+            }
+            logger.info("stored peripheral \(p.address): not in BlueZ's tree, trying ConnectDevice")
+            Task { [bluez, adapterPath, logger] in
+                do {
+                    let created = try await bluez.connectDevice(adapter: adapterPath, address: p.address, addressType: p.addressType)
+                    logger.info("ConnectDevice \(p.address) → \(created)")
+                } catch {
+                    logger.notice("ConnectDevice \(p.address) failed (\(error)); waiting for the scan to find it")
+                }
+            }
+        }
+    }
+
+    /// Records a peripheral after a successful subscription.
+    func remember(_ dev: ManagedDevice, characteristics: [String: String], services: [String]) {
+        guard let stateFile else { return }
+        let name = bluez.tree.device(dev.path).flatMap { $0.name }
+        let entry = KnownPeripheral(
+            address: dev.address.description, addressType: dev.addressType, name: name, services: services,
+            characteristics: characteristics)
+        knownAddresses.insert(entry.address)
+        if known.upsert(entry) {
+            stateFile.save(known)
+        }
+        if awaitingFirstValue.remove(dev.path) != nil {
+            let ms = (ContinuousClock.now - startedAt).components
+            let elapsed = Double(ms.seconds) * 1000 + Double(ms.attoseconds) / 1e15
+            logger.notice("stored peripheral \(dev.address) publishing \(Int(elapsed)) ms after start")
+        }
+    }
+
+    func handleRequest(_ command: String, _ message: MQTTMessage) async {
+        let request = (try? JSONParser.parse(message.payload)) ?? .null
+        let transaction = request["transaction"]
+        var data = JSONObject()
+        var error: String?
+        switch command {
+        case "health_check":
+            data.append("healthy", .bool(bluez.isAvailable && adapterReady))
+            data.append("bluez", .bool(bluez.isAvailable))
+            data.append("adapter", .bool(adapterReady))
+            data.append("devices", .integer(Int64(devices.count)))
+            data.append("connected", .integer(Int64(devices.values.filter(\.available).count)))
+            data.append("published", .integer(Int64(clamping: router.published)))
+        case "devices":
+            let list = (try? JSONParser.parse(devicesPayload())) ?? .array([])
+            data.append("devices", list)
+        case "forget", "reconnect":
+            guard let target = request["device"]?.stringValue ?? (request.stringValue) else {
+                error = "expected {\"device\": \"<name or address>\"}"
+                break
+            }
+            guard let (path, dev) = findDevice(target) else {
+                if command == "forget", let a = BluetoothAddress(target), known.remove(address: a.description) {
+                    knownAddresses.remove(a.description)
+                    stateFile?.save(known)
+                    data.append("device", .string(target))
+                    break
+                }
+                error = "no device '\(target)' is known to the bridge"
+                break
+            }
+            data.append("device", .string(dev.segment))
+            data.append("address", .string(dev.address.description))
+            if command == "forget" {
+                logger.notice("forgetting \(dev.address) on request")
+                known.remove(address: dev.address.description)
+                knownAddresses.remove(dev.address.description)
+                stateFile?.save(known)
+                feed(path, .stopRequested)
+                stopManaging(path)
+                directory.forget(segment: dev.segment)
+                publish(topics.availability(device: dev.segment), "offline", retain: true)
+                let bluez = self.bluez, adapter = adapterPath, logger = self.logger
+                Task {
+                    try? await bluez.disconnect(device: path)
+                    do { try await bluez.removeDevice(adapter: adapter, device: path) } catch {
+                        logger.debug("RemoveDevice \(path): \(error)")
+                    }
+                }
+            } else {
+                logger.notice("reconnecting \(dev.address) on request")
+                let bluez = self.bluez
+                Task { try? await bluez.disconnect(device: path) }
+            }
+        default:
+            error = "unknown request '\(command)' (known: health_check, devices, forget, reconnect)"
+        }
+        var response = JSONObject()
+        response.append("status", .string(error == nil ? "ok" : "error"))
+        response.append("data", .object(data))
+        if let error { response.append("error", .string(error)) }
+        if let transaction { response.append("transaction", transaction) }
+        let payload = JSONValue.object(response).jsonBytes
+        _ = mqtt.publish(topic: topics.bridgeResponse(command), payload: payload, qos: 1)
+        if let rt = message.responseTopic, TopicMapper.topicProblem(rt) == nil {
+            _ = mqtt.publish(MQTTMessage(
+                topic: rt, payload: payload, qos: 1, retain: false, responseTopic: nil,
+                correlationData: message.correlationData))
+        }
+    }
+
+    private func findDevice(_ target: String) -> (String, ManagedDevice)? {
+        let address = BluetoothAddress(target)
+        for (path, dev) in devices where dev.segment == target || dev.address == address {
+            return (path, dev)
+        }
+        return nil
     }
 }

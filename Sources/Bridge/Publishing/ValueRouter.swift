@@ -32,6 +32,9 @@ final class ValueRouter: @unchecked Sendable {
     private let mqtt: MQTTClient
     private(set) var published: UInt64 = 0
     private(set) var failed: UInt64 = 0
+    /// While the broker is away: the latest value per topic (bounded by the number of routes).
+    private var held: [String: [UInt8]] = [:]
+    private(set) var dropped: UInt64 = 0
 
     init(mqtt: MQTTClient) {
         self.mqtt = mqtt
@@ -97,7 +100,31 @@ final class ValueRouter: @unchecked Sendable {
         if mqtt.publish(topic: route.topic, payload: payload) == nil {
             locked { published &+= 1 }
         } else {
-            locked { failed &+= 1 }
+            // Keep the latest value of each characteristic until the broker is back.
+            locked {
+                failed &+= 1
+                if held.updateValue(payload, forKey: route.topic) != nil { dropped &+= 1 }
+            }
         }
+    }
+
+    /// Publishes the values held while the broker was away; returns (sent, dropped since last flush).
+    func flushHeld() -> (sent: Int, dropped: UInt64) {
+        let (values, lost): ([String: [UInt8]], UInt64) = locked {
+            let v = held
+            let d = dropped
+            held = [:]
+            dropped = 0
+            return (v, d)
+        }
+        var sent = 0
+        for (topic, payload) in values {
+            if mqtt.publish(topic: topic, payload: payload) == nil {
+                sent += 1
+            } else {
+                locked { if held[topic] == nil { held[topic] = payload } }
+            }
+        }
+        return (sent, lost)
     }
 }

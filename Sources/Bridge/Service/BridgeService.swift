@@ -47,6 +47,7 @@ public struct BridgeService: Service {
         let topics = TopicMapper(config: config)
         mqtt.subscribe(topics.setFilter, qos: 1)
         mqtt.subscribe(topics.getFilter, qos: 1)
+        mqtt.subscribe(topics.bridgeRequestFilter, qos: 1)
         mqtt.start()
         guard let bus = await openBus() else {
             await mqtt.disconnect()
@@ -56,7 +57,8 @@ public struct BridgeService: Service {
         let engine = BridgeEngine(config: config, mqtt: mqtt, bluez: bluez, logger: logger)
         let commands = CommandDispatcher(
             topics: topics, directory: engine.directory, bluez: bluez, mqtt: mqtt, router: engine.router,
-            timeout: config.commands.timeout, capacity: config.commands.queue, logger: logger)
+            timeout: config.commands.timeout, capacity: config.commands.queue, logger: logger,
+            onBridgeRequest: { command, message in engine.send(.request(command: command, message: message)) })
         let consumer = Task {
             for await message in mqtt.messages { commands.handle(message) }
         }

@@ -1,0 +1,93 @@
+import BridgeCore
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads and writes the state file (SPEC §5): atomically (temporary file, fsync, rename); a
+/// corrupt or unreadable file is reported, moved aside, and the bridge starts without it.
+struct StateFile: Sendable {
+    let path: String
+    let logger: Logger
+
+    /// Loads the known peripherals; never throws.
+    func load() -> KnownPeripherals {
+        guard let bytes = readAll() else { return KnownPeripherals() }
+        do {
+            let known = try KnownPeripherals.decode(bytes)
+            logger.info("state file \(path): \(known.peripherals.count) known peripherals")
+            return known
+        } catch {
+            let aside = path + ".corrupt-\(time(nil))"
+            if rename(path, aside) == 0 {
+                logger.error("state file \(path) is unusable (\(error)); moved it to \(aside) and starting without it")
+            } else {
+                logger.error("state file \(path) is unusable (\(error)) and could not be moved aside; starting without it")
+            }
+            return KnownPeripherals()
+        }
+    }
+
+    private func readAll() -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno != ENOENT {
+                logger.error("cannot read state file \(path): \(String(cString: strerror(errno))); starting without it")
+            }
+            return nil
+        }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buf, buf.count)
+            if n < 0 {
+                logger.error("cannot read state file \(path): \(String(cString: strerror(errno)))")
+                return nil
+            }
+            if n == 0 { break }
+            out += buf[0..<n]
+            if out.count > 16 << 20 { break }
+        }
+        return out
+    }
+
+    /// Writes atomically; logs and returns false on failure.
+    @discardableResult
+    func save(_ known: KnownPeripherals) -> Bool {
+        let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if !dir.isEmpty { makeDirectories(dir) }
+        let tmp = path + ".tmp"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            logger.error("cannot write state file \(tmp): \(String(cString: strerror(errno)))")
+            return false
+        }
+        let bytes = known.encode()
+        var written = 0
+        let ok: Bool = bytes.withUnsafeBytes { raw in
+            while written < raw.count {
+                let n = write(fd, raw.baseAddress! + written, raw.count - written)
+                if n <= 0 { return false }
+                written += n
+            }
+            return fsync(fd) == 0
+        }
+        close(fd)
+        guard ok, rename(tmp, path) == 0 else {
+            logger.error("cannot write state file \(path): \(String(cString: strerror(errno)))")
+            unlink(tmp)
+            return false
+        }
+        return true
+    }
+
+    private func makeDirectories(_ dir: String) {
+        var current = dir.hasPrefix("/") ? "" : "."
+        for part in dir.split(separator: "/") {
+            current += "/" + part
+            mkdir(current, 0o755)
+        }
+    }
+}
