@@ -21,6 +21,8 @@ actor BridgeEngine {
         case mqttConnected
         case retryDiscovery
         case request(command: String, message: MQTTMessage)
+        case reconnectKnown(address: String)
+        case watchdog
         case stop
     }
 
@@ -133,6 +135,10 @@ actor BridgeEngine {
             }
         case .request(let command, let message):
             await handleRequest(command, message)
+        case .reconnectKnown(let address):
+            connectKnownPeripherals(only: address)
+        case .watchdog:
+            await scanWatchdog()
         case .retryDiscovery:
             await ensureDiscovery()
         case .stop:
@@ -150,12 +156,14 @@ actor BridgeEngine {
         case .serviceLost:
             adapterReady = false
             discoveryWanted = false
+            discoveryOurs = false
             for path in Array(devices.keys) { feed(path, .deviceRemoved) }
         case .interfacesAdded(let path, let ifaces):
             if ifaces.contains(BlueZ.adapter), path == adapterPath {
                 await adapterCheck()
             }
             if ifaces.contains(BlueZ.device) {
+                lastAdvertisement = clock.now
                 consider(path)
             }
             if ifaces.contains(BlueZ.gattService) || ifaces.contains(BlueZ.gattCharacteristic) {
@@ -166,10 +174,18 @@ actor BridgeEngine {
                 logger.error("adapter \(config.bluetooth.adapter) was removed")
                 adapterReady = false
                 discoveryWanted = false
+                discoveryOurs = false
             }
-            if ifaces.contains(BlueZ.device), devices[path] != nil {
-                logger.notice("BlueZ dropped device \(devices[path]!.address)")
+            if ifaces.contains(BlueZ.device), let dev = devices[path] {
+                logger.notice("BlueZ dropped device \(dev.address) from its tree: rediscovering it")
                 feed(path, .deviceRemoved)
+                if knownAddresses.contains(dev.address.description) {
+                    Task { [inputContinuation] in
+                        try? await Task.sleep(for: .seconds(1))
+                        inputContinuation.yield(.reconnectKnown(address: dev.address.description))
+                    }
+                }
+                await updateDiscovery()
             }
         case .propertiesChanged(let path, let iface, let changed):
             switch iface {
@@ -183,12 +199,16 @@ actor BridgeEngine {
                 }
                 if changed.contains("Discovering") {
                     let discovering = bluez.tree.properties(path: path, interface: BlueZ.adapter)?["Discovering"]?.bool ?? false
-                    if !discovering && discoveryWanted && adapterReady {
+                    if !discovering { discoveryOurs = false }
+                    if !discovering && discoveryWanted && adapterReady && discoveryNeeded() {
                         logger.info("discovery stopped behind our back: restarting it")
                         scheduleDiscoveryRetry(after: .seconds(1))
                     }
                 }
             case BlueZ.device:
+                if changed.contains("RSSI") || changed.contains("ManufacturerData") || changed.contains("ServiceData") {
+                    lastAdvertisement = clock.now
+                }
                 if devices[path] == nil {
                     if changed.contains("UUIDs") || changed.contains("Name") || changed.contains("Alias") {
                         consider(path)
@@ -253,6 +273,7 @@ actor BridgeEngine {
             // Devices BlueZ already knows.
             for dev in bluez.tree.devices(adapter: adapterPath) { consider(dev.path) }
             discoveryWanted = true
+            startWatchdog()
             await ensureDiscovery()
         }
     }
@@ -265,7 +286,7 @@ actor BridgeEngine {
     }
 
     private func ensureDiscovery() async {
-        guard adapterReady, discoveryWanted, !discoveryStarting else { return }
+        guard adapterReady, discoveryWanted, !discoveryStarting, discoveryNeeded() else { return }
         if bluez.tree.properties(path: adapterPath, interface: BlueZ.adapter)?["Discovering"]?.bool == true,
            discoveryOurs
         {
@@ -298,6 +319,62 @@ actor BridgeEngine {
     }
 
     private var discoveryOurs = false
+    private var lastAdvertisement = ContinuousClock.now
+    private var watchdogTask: Task<Void, Never>?
+
+    /// Whether a wanted peripheral is missing (SPEC §5): with a service filter or a name
+    /// pattern every new advertiser may be wanted, so the scan keeps running; when every wanted
+    /// peripheral is named by address and connected, it stops.
+    func discoveryNeeded() -> Bool {
+        if !config.bluetooth.services.isEmpty { return true }
+        var addresses = knownAddresses
+        for d in config.devices {
+            switch d.match {
+            case .name: return true
+            case .address(let a): addresses.insert(a.description)
+            }
+        }
+        let online = Set(devices.values.filter(\.available).map(\.address.description))
+        return !addresses.isSubset(of: online)
+    }
+
+    /// Starts or stops the scan as ``discoveryNeeded()`` says.
+    func updateDiscovery() async {
+        guard adapterReady, discoveryWanted else { return }
+        if discoveryNeeded() {
+            await ensureDiscovery()
+        } else if discoveryOurs {
+            logger.info("every wanted peripheral is connected: stopping the scan")
+            discoveryOurs = false
+            do { try await bluez.stopDiscovery(adapter: adapterPath) } catch {
+                logger.debug("StopDiscovery: \(error)")
+            }
+        }
+    }
+
+    /// Restarts a scan that has seen nothing for a long time while peripherals are missing.
+    private func scanWatchdog() async {
+        let period = config.bluetooth.scanWatchdog ?? .seconds(60)
+        guard adapterReady, discoveryWanted, discoveryOurs, discoveryNeeded() else { return }
+        let missing = devices.values.contains { !$0.available } || devices.isEmpty
+        guard missing, clock.now - lastAdvertisement > period else { return }
+        logger.warning("scan watchdog: no advertisement for \(period) while peripherals are missing; restarting the scan")
+        lastAdvertisement = clock.now
+        discoveryOurs = false
+        try? await bluez.stopDiscovery(adapter: adapterPath)
+        await ensureDiscovery()
+    }
+
+    private func startWatchdog() {
+        guard watchdogTask == nil else { return }
+        let period = config.bluetooth.scanWatchdog ?? .seconds(60)
+        watchdogTask = Task { [inputContinuation] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period / 4)
+                inputContinuation.yield(.watchdog)
+            }
+        }
+    }
 
     // MARK: Devices
 
@@ -399,6 +476,7 @@ actor BridgeEngine {
             logger.info("\(dev.address) is \(online ? "online" : "offline")")
             publish(topics.availability(device: dev.segment), online ? "online" : "offline", retain: true)
             publishDevices()
+            Task { await self.updateDiscovery() }
         case .scheduleTick(let at):
             devices[path]?.tickGeneration += 1
             let generation = devices[path]!.tickGeneration
@@ -545,6 +623,7 @@ actor BridgeEngine {
 
     private func shutdown() async {
         logger.info("shutting down")
+        watchdogTask?.cancel()
         publish(topics.bridgeState, "offline", retain: true)
         for dev in devices.values {
             publish(topics.availability(device: dev.segment), "offline", retain: true)
@@ -595,8 +674,9 @@ extension BridgeEngine {
 
     /// Connects the peripherals of the state file straight away: the device object BlueZ still
     /// has, else `Adapter1.ConnectDevice` with the stored address type, else the scan finds it.
-    func connectKnownPeripherals() {
-        for p in known.peripherals {
+    func connectKnownPeripherals(only address: String? = nil) {
+        for p in known.peripherals where address == nil || p.address == address {
+            guard adapterReady else { return }
             let path = Self.devicePath(adapter: adapterPath, address: p.address)
             awaitingFirstValue.insert(path)
             if bluez.tree.device(path) != nil {
