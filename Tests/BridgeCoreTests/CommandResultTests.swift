@@ -99,9 +99,10 @@ import Testing
     }
 
     @Test func gattErrorMessage() {
-        #expect(CommandError.gattError(name: "org.bluez.Error.Failed", message: nil).message == "org.bluez.Error.Failed")
-        #expect(CommandError.gattError(name: "org.bluez.Error.Failed", message: "").message == "org.bluez.Error.Failed")
-        #expect(CommandError.gattError(name: "org.bluez.Error.Failed", message: "x").description == "gatt_error: org.bluez.Error.Failed: x")
+        let name = "org.bluez.Error.Failed"
+        #expect(CommandError.gattError(name: name, message: nil).message == name)
+        #expect(CommandError.gattError(name: name, message: "").message == name)
+        #expect(CommandError.gattError(name: name, message: "x").description == "gatt_error: org.bluez.Error.Failed: x")
     }
 
     /// From payload to result: the transaction of a valid and of an invalid command is echoed.
@@ -109,7 +110,8 @@ import Testing
         let ok = WriteCommand.parse(Array(#"{"raw":"01ff","response":false,"transaction":{"n":1}}"#.utf8), format: .hex)
         let command = try #require(ok.command)
         #expect(
-            CommandResult.writeSucceeded(response: command.response ?? true, transaction: command.transaction).jsonString
+            CommandResult.writeSucceeded(response: command.response ?? true, transaction: command.transaction)
+                .jsonString
                 == #"{"status":"ok","op":"write","transaction":{"n":1},"response":false}"#)
         let bad = WriteCommand.parse(Array(#"{"raw":"0","transaction":[1]}"#.utf8), format: .hex)
         let error = try #require(bad.error)
