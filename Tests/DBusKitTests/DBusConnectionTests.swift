@@ -120,6 +120,29 @@ import Testing
         b.close()
     }
 
+    @Test func signalHandlersRunInOrder() async throws {
+        let bus = try TestBus()
+        let a = try DBusConnection.connect(address: bus.address, logger: logger)
+        let b = try DBusConnection.connect(address: bus.address, logger: logger)
+        let (seen, cont) = AsyncStream<Int>.makeStream()
+        let sub = b.addSignalHandler(DBusMatchRule(interface: "org.example.Tick", member: "Tick")) { s in
+            cont.yield(s.arguments.first?.int ?? -1)
+        }
+        _ = try await b.nameHasOwner("org.freedesktop.DBus")
+        for i in 0..<200 {
+            a.emitSignal(path: "/t", interface: "org.example.Tick", name: "Tick", arguments: [.int32(Int32(i))])
+        }
+        var got: [Int] = []
+        for await v in seen {
+            got.append(v)
+            if got.count == 200 { break }
+        }
+        #expect(got == Array(0..<200))
+        sub.cancel()
+        a.close()
+        b.close()
+    }
+
     @Test func hundredConcurrentCallsAllComplete() async throws {
         let bus = try TestBus()
         let server = try DBusConnection.connect(address: bus.address, logger: logger)

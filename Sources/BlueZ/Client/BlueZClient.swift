@@ -16,6 +16,7 @@ public final class BlueZClient: Sendable {
         var tree = BlueZObjectTree()
         var available = false
         var tasks: [Task<Void, Never>] = []
+        var subscriptions: [DBusConnection.SignalSubscription] = []
         var valueHandler: ValueHandler?
     }
 
@@ -58,16 +59,14 @@ public final class BlueZClient: Sendable {
     /// BlueZ is there. Returns at once; if BlueZ is not on the bus, ``events`` reports
     /// ``BlueZEvent/serviceAvailable`` when it arrives.
     public func start() async {
-        let bluezSignals = connection.signals(DBusMatchRule(sender: BlueZ.service))
+        // BlueZ's signals are handled on the D-Bus I/O thread: values reach the value handler
+        // without a task hop, and the tree is updated in signal order.
+        let sub = connection.addSignalHandler(DBusMatchRule(sender: BlueZ.service)) { [weak self] s in
+            self?.handle(s)
+        }
         let ownerSignals = connection.signals(DBusMatchRule(
             sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
             arg0: BlueZ.service))
-        let t1 = Task { [weak self] in
-            for await s in bluezSignals {
-                guard let self else { return }
-                self.handle(s)
-            }
-        }
         let t2 = Task { [weak self] in
             for await s in ownerSignals {
                 guard let self else { return }
@@ -82,18 +81,23 @@ public final class BlueZClient: Sendable {
                 }
             }
         }
-        state.withLock { $0.tasks = [t1, t2] }
+        state.withLock {
+            $0.tasks = [t2]
+            $0.subscriptions = [sub]
+        }
         await reload()
     }
 
     /// Stops listening.
     public func stop() {
-        let tasks = state.withLock { s -> [Task<Void, Never>] in
-            let t = s.tasks
+        let (tasks, subs) = state.withLock { s -> ([Task<Void, Never>], [DBusConnection.SignalSubscription]) in
+            let t = (s.tasks, s.subscriptions)
             s.tasks = []
+            s.subscriptions = []
             return t
         }
         for t in tasks { t.cancel() }
+        for sub in subs { sub.cancel() }
         eventContinuation.finish()
     }
 

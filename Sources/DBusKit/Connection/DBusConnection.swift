@@ -99,11 +99,32 @@ public final class DBusConnection: Sendable {
     /// consumer stops iterating.
     public func signals(_ rule: DBusMatchRule) -> AsyncStream<DBusSignal> {
         let (stream, continuation) = AsyncStream<DBusSignal>.makeStream(bufferingPolicy: .unbounded)
-        let id = core.addSubscription(rule, continuation)
+        let id = core.addSubscription(rule, .stream(continuation))
         continuation.onTermination = { [core] _ in
             core.removeSubscription(id)
         }
         return stream
+    }
+
+    /// A subscription whose signals are delivered by calling a handler.
+    public struct SignalSubscription: Sendable {
+        let id: Int
+        let core: Core
+
+        /// Removes the match and stops calling the handler.
+        public func cancel() {
+            core.removeSubscription(id)
+        }
+    }
+
+    /// Calls `handler` for every signal that matches `rule`, on the connection's I/O thread,
+    /// in order, with no task hop: the lowest-latency way to follow signals. The handler must
+    /// be quick and must not block. `onEnd` is called if the connection closes.
+    public func addSignalHandler(
+        _ rule: DBusMatchRule, onEnd: @escaping @Sendable () -> Void = {},
+        _ handler: @escaping @Sendable (DBusSignal) -> Void
+    ) -> SignalSubscription {
+        SignalSubscription(id: core.addSubscription(rule, .handler(handler, onEnd: onEnd)), core: core)
     }
 
     /// Sends a signal: fire and forget.
@@ -232,9 +253,27 @@ final class DBusIncomingCall: @unchecked Sendable {
 extension DBusConnection {
     /// The state behind a connection: the libdbus handle, the I/O loop, subscriptions.
     final class Core: @unchecked Sendable {
+        enum Sink {
+            case stream(AsyncStream<DBusSignal>.Continuation)
+            case handler(@Sendable (DBusSignal) -> Void, onEnd: @Sendable () -> Void)
+
+            func deliver(_ s: DBusSignal) {
+                switch self {
+                case .stream(let c): c.yield(s)
+                case .handler(let h, _): h(s)
+                }
+            }
+
+            func finish() {
+                switch self {
+                case .stream(let c): c.finish()
+                case .handler(_, let end): end()
+                }
+            }
+        }
         struct Subscription {
             var rule: DBusMatchRule
-            var continuation: AsyncStream<DBusSignal>.Continuation
+            var sink: Sink
         }
         struct State {
             var nextID = 0
@@ -342,7 +381,7 @@ extension DBusConnection {
             if !subs.isEmpty || true {
                 logger.debug("D-Bus connection \(uniqueName) closed")
             }
-            for s in subs { s.continuation.finish() }
+            for s in subs { s.sink.finish() }
         }
 
         func shutdown() {
@@ -401,11 +440,11 @@ extension DBusConnection {
                 arg0Cache = .some(value)
                 return value
             }
-            let targets = state.withLock { s -> [AsyncStream<DBusSignal>.Continuation] in
-                var out = [AsyncStream<DBusSignal>.Continuation]()
+            let targets = state.withLock { s -> [Sink] in
+                var out = [Sink]()
                 for sub in s.subscriptions.values
                 where sub.rule.matches(path: path, interface: interface, member: member, arg0: arg0) {
-                    out.append(sub.continuation)
+                    out.append(sub.sink)
                 }
                 return out
             }
@@ -414,20 +453,20 @@ extension DBusConnection {
                 sender: dbus_message_get_sender(msg).map { String(cString: $0) } ?? "",
                 path: path, interface: interface, member: member,
                 arguments: DBusMessageCodec.arguments(of: msg))
-            for t in targets { t.yield(signal) }
+            for t in targets { t.deliver(signal) }
         }
 
         // MARK: Subscriptions
 
-        func addSubscription(_ rule: DBusMatchRule, _ c: AsyncStream<DBusSignal>.Continuation) -> Int {
+        func addSubscription(_ rule: DBusMatchRule, _ sink: Sink) -> Int {
             let id = state.withLock { s -> Int? in
                 guard s.connected, !s.closed else { return nil }
                 s.nextID += 1
-                s.subscriptions[s.nextID] = Subscription(rule: rule, continuation: c)
+                s.subscriptions[s.nextID] = Subscription(rule: rule, sink: sink)
                 return s.nextID
             }
             guard let id else {
-                c.finish()
+                sink.finish()
                 return -1
             }
             // Non-blocking AddMatch: the bus handles it before any later message of ours.
