@@ -13,7 +13,10 @@ struct BluezSimCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bluez-sim",
         abstract: "Simulate BlueZ (org.bluez on D-Bus) with the peripherals of a scenario file.",
-        discussion: "Prints 'bluez-sim ready' on stdout once org.bluez is owned. SIGINT/SIGTERM end it (exit 0).")
+        discussion: """
+            Prints 'bluez-sim ready' on stdout once org.bluez (and the control name org.bluezsim) is owned. \
+            SIGINT/SIGTERM end it (exit 0). Run-time faults: org.bluezsim.Control1 at /org/bluezsim (scripts/sim/simctl).
+            """)
 
     @Option(help: "Scenario YAML file (format: see scripts/sim/demo.yaml).")
     var scenario: String
@@ -21,7 +24,7 @@ struct BluezSimCommand: AsyncParsableCommand {
     @Option(help: "D-Bus address to connect to (default: DBUS_SYSTEM_BUS_ADDRESS or the system bus).")
     var bus: String?
 
-    @Option(name: .customLong("write-log"), help: "Append one line per WriteValue received: <unix_ns> <address> <uuid> <type> <offset> <hex>.")
+    @Option(name: .customLong("write-log"), help: "One line per write the peripheral accepted: <unix_ns> <address> <uuid> <type> <offset> <hex>.")
     var writeLog: String?
 
     @Option(name: .customLong("notify-log"), help: "Append one line per notification: <unix_ns> <address> <uuid> <hex>.")
@@ -35,6 +38,15 @@ struct BluezSimCommand: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-generic-attribute-service"), help: "Do not export the 0x1801 service.")
     var noGenericAttributeService = false
+
+    @Option(name: .customLong("state-dir"), help: "Remember known/paired devices here across restarts (like /var/lib/bluetooth).")
+    var stateDir: String?
+
+    @Flag(name: .customLong("append-logs"), help: "Append to --write-log/--notify-log instead of truncating them (restarts).")
+    var appendLogs = false
+
+    @Flag(name: .customLong("no-control"), help: "Do not offer the control interface (org.bluezsim).")
+    var noControl = false
 
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -55,19 +67,27 @@ struct BluezSimCommand: AsyncParsableCommand {
         let scenario: Scenario
         let notify: EventLog?
         let writes: EventLog?
+        let store: KnownDeviceStore?
         do {
             scenario = try ScenarioLoader.load(path: self.scenario)
-            notify = try notifyLog.map { path throws(ScenarioError) in try EventLog(path: path, flushEachLine: false) }
-            writes = try writeLog.map { path throws(ScenarioError) in try EventLog(path: path, flushEachLine: true) }
+            notify = try notifyLog.map { path throws(ScenarioError) in
+                try EventLog(path: path, flushEachLine: false, append: appendLogs)
+            }
+            writes = try writeLog.map { path throws(ScenarioError) in
+                try EventLog(path: path, flushEachLine: true, append: appendLogs)
+            }
+            store = try stateDir.map { dir throws(ScenarioError) in try KnownDeviceStore(directory: dir) }
         } catch {
             FileHandleStderr.write("bluez-sim: \(error.description)\n")
             throw ExitCode(1)
         }
 
         let connection: DBusConnection
+        // The control interface has a connection of its own, so it stays out of org.bluez's object tree.
+        let controlConnection: DBusConnection?
         do {
-            connection = try bus.map { try DBusConnection.connect(address: $0, logger: logger) }
-                ?? DBusConnection.system(logger: logger)
+            connection = try connect(logger: logger)
+            controlConnection = noControl ? nil : try connect(logger: logger)
         } catch {
             logger.critical("cannot connect to D-Bus: \(error)")
             throw ExitCode(2)
@@ -75,11 +95,24 @@ struct BluezSimCommand: AsyncParsableCommand {
         var options = SimulatorOptions()
         options.gattCache = !noGattCache
         options.genericAttributeService = !noGenericAttributeService
+        options.stateStore = store
         let server = DBusObjectServer(connection: connection, logger: logger)
         let simulator = Simulator(scenario: scenario, server: server, logger: logger, options: options,
                                   notifyLog: notify, writeLog: writes)
         await simulator.start()
         let watcher = simulator.watchBusClients(connection)
+        var controlServer: DBusObjectServer?
+        if let controlConnection {
+            let server = DBusObjectServer(connection: controlConnection, logger: logger)
+            server.addInterfaces(path: SimulatorControl.path, [SimulatorControl.interface(for: simulator)])
+            controlServer = server
+            do {
+                try await controlConnection.requestName(SimulatorControl.busName)
+            } catch {
+                logger.critical("cannot own \(SimulatorControl.busName): \(error)")
+                throw ExitCode(2)
+            }
+        }
         do {
             try await connection.requestName(BluezNames.service)
         } catch {
@@ -94,6 +127,13 @@ struct BluezSimCommand: AsyncParsableCommand {
         watcher.cancel()
         await simulator.stop()
         connection.close()
+        controlConnection?.close()
+        _ = controlServer
+    }
+
+    func connect(logger: Logger) throws(DBusError) -> DBusConnection {
+        if let bus { return try DBusConnection.connect(address: bus, logger: logger) }
+        return try DBusConnection.system(logger: logger)
     }
 }
 

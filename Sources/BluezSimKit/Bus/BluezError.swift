@@ -3,6 +3,30 @@ import DBusKit
 /// The D-Bus errors bluetoothd replies with (names and messages as in BlueZ 5.66 `src/error.c`
 /// and `src/gatt-client.c`).
 public enum BluezError {
+    /// `org.bluez.Error.`, the prefix of every BlueZ error name.
+    public static let prefix = "org.bluez.Error."
+
+    /// The message bluetoothd 5.66 (`src/error.c`) sends with a BlueZ error `name` (full or short)
+    /// when the error has a fixed message; nil otherwise.
+    public static func standardMessage(for name: String) -> String? {
+        let short = name.hasPrefix(prefix) ? String(name.dropFirst(prefix.count)) : name
+        switch short {
+        case "InvalidArguments": return "Invalid arguments in method call"
+        case "InProgress": return "In Progress"
+        case "AlreadyExists": return "Already Exists"
+        case "NotSupported": return "Operation is not supported"
+        case "NotConnected": return "Not Connected"
+        case "AlreadyConnected": return "Already Connected"
+        case "NotAvailable": return "Operation currently not available"
+        case "DoesNotExist": return "Does Not Exist"
+        case "NotAuthorized": return "Operation Not Authorized"
+        case "NoSuchAdapter": return "No such adapter"
+        case "AgentNotAvailable": return "Agent Not Available"
+        case "NotReady": return "Resource Not Ready"
+        default: return nil
+        }
+    }
+
     /// `org.bluez.Error.InvalidArguments` "Invalid arguments in method call".
     public static let invalidArguments = DBusError("org.bluez.Error.InvalidArguments", "Invalid arguments in method call")
     /// `org.bluez.Error.InvalidArguments` with a specific message.
@@ -40,10 +64,15 @@ public enum BluezError {
         DBusError("org.bluez.Error.Failed", message)
     }
 
+    /// `org.bluez.Error.Failed` "Operation failed": a GATT request that ended without an ATT
+    /// response, e.g. because the link dropped while it was pending (`create_gatt_dbus_error(0)`).
+    public static let operationFailed = DBusError("org.bluez.Error.Failed", "Operation failed")
+
     /// The error `ReadValue`/`WriteValue` return when the peripheral answers with ATT error `code`
     /// (gatt-client.c `create_gatt_dbus_error`).
     public static func att(_ code: UInt8) -> DBusError {
         switch code {
+        case 0x00: return operationFailed
         case 0x02: return notPermitted("Read not permitted")
         case 0x03: return notPermitted("Write not permitted")
         case 0x05, 0x0f, 0x0c: return notPermitted("Not paired")

@@ -3,7 +3,7 @@ import DBusKit
 /// `org.bluez.Adapter1`: power, discovery sessions and filters, advertisements, device removal.
 extension Simulator {
     func adapter(_ path: String) throws(DBusError) -> SimulatedAdapter {
-        guard let a = adapters[path] else { throw DBusError(DBusError.Name.unknownObject, "No such adapter \(path)") }
+        guard let a = adapters[path], a.present else { throw DBusError(DBusError.Name.unknownObject, "No such adapter \(path)") }
         return a
     }
 
@@ -13,7 +13,14 @@ extension Simulator {
         let a = try adapter(path)
         guard a.powered else { throw BluezError.notReady }
         guard !a.discoveryClients.contains(sender) else { throw BluezError.busy }
+        if let fault = startDiscoveryFault {
+            startDiscoveryFault = nil
+            discoveryStartFailures &+= 1
+            logger.info("StartDiscovery fails (injected)", metadata: ["adapter": "\(path)", "error": "\(fault)"])
+            throw fault
+        }
         a.discoveryClients.insert(sender)
+        a.discoveryStarts &+= 1
         logger.debug("StartDiscovery", metadata: ["adapter": "\(path)", "client": "\(sender)"])
         if a.discoveryClients.count == 1 { beginDiscovery(a) }
     }
@@ -41,6 +48,10 @@ extension Simulator {
         a.discoveryGeneration &+= 1
         a.discovering = true
         let generation = a.discoveryGeneration
+        if a.stallNextDiscovery {
+            a.stallNextDiscovery = false
+            a.stalledGeneration = generation
+        }
         let start = clock.now
         for d in devices(of: a) {
             d.nextAdvertisement = start + firstAdvertisementDelay(d)
@@ -83,8 +94,9 @@ extension Simulator {
         while let a = adapters[path], a.discoveryGeneration == generation {
             let now = clock.now
             var wake = now + .seconds(1)
+            let stalled = a.stalledGeneration == generation
             for d in devices(of: a) {
-                guard d.inRange, d.connection == .disconnected else { continue }
+                guard d.inRange, d.connection == .disconnected, !stalled else { continue }
                 let due = d.nextAdvertisement ?? (now + firstAdvertisementDelay(d))
                 if due <= now {
                     advertisement(d, adapter: a)
@@ -124,7 +136,7 @@ extension Simulator {
         let now = clock.now
         for path in deviceOrder {
             guard let d = devices[path], d.exported, d.temporary, d.connection == .disconnected else { continue }
-            guard let a = adapters[d.adapterPath], !a.discovering else { continue }
+            guard let a = adapters[d.adapterPath], a.present, !a.discovering else { continue }
             let seen = d.lastSeen ?? now
             if d.lastSeen == nil { d.lastSeen = now }
             if now - seen >= settings.temporaryTimeout {
@@ -137,7 +149,7 @@ extension Simulator {
     // MARK: - Power
 
     func applyPowered(adapter path: String, _ on: Bool) {
-        guard let a = adapters[path], a.powered != on else { return }
+        guard let a = adapters[path], a.present, a.powered != on else { return }
         a.powered = on
         logger.info("adapter power", metadata: ["adapter": "\(path)", "powered": "\(on)"])
         guard !on else { return }
@@ -154,7 +166,7 @@ extension Simulator {
     func removeDevice(adapter path: String, device: String) throws(DBusError) {
         let a = try adapter(path)
         guard let d = devices[device], d.exported, d.adapterPath == a.path else { throw BluezError.doesNotExist }
-        if d.connection != .disconnected { linkLost(d) }
+        if d.connection != .disconnected { linkLost(d, requested: true) }
         unexportDevice(d)
     }
 
@@ -174,6 +186,8 @@ extension Simulator {
         d.paired = false
         d.hasRSSIProperty = false
         d.lastSeen = nil
+        d.servicesKnown = false
+        persistKnownDevices()
     }
 
     func connectDevice(adapter path: String, properties: [String: DBusValue]) async throws(DBusError) -> String {

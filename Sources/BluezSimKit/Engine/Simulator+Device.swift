@@ -15,7 +15,7 @@ extension Simulator {
     /// Connects `d`. Like bluetoothd, the reply comes once the link is up (`Connected` true);
     /// services resolve afterwards (`ServicesResolved` true after `resolveDelay`).
     func establishLink(_ d: SimulatedDevice, viaConnectDevice: Bool) async throws(DBusError) -> String {
-        guard let a = adapters[d.adapterPath], a.powered else { throw BluezError.notReady }
+        guard let a = adapters[d.adapterPath], a.present, a.powered else { throw BluezError.notReady }
         switch d.connection {
         case .connected:
             return d.path
@@ -23,6 +23,12 @@ extension Simulator {
             throw BluezError.inProgress
         case .disconnected:
             break
+        }
+        d.stats.connectAttempts &+= 1
+        if var fault = d.connectFault, fault.remaining > 0 {
+            fault.remaining -= 1
+            d.connectFault = fault.remaining > 0 ? fault : nil
+            return try await failConnection(d, fault)
         }
         d.temporary = false
         d.connection = .connecting
@@ -32,21 +38,25 @@ extension Simulator {
         let delay = d.spec.connectDelay ?? settings.connectDelay
         await sleep(delay)
         guard d.linkGeneration == generation, d.connection == .connecting else {
+            d.stats.connectFailures &+= 1
             throw BluezError.failed("le-connection-abort-by-local")
         }
-        guard d.inRange, a.powered else {
+        guard d.inRange, a.present, a.powered else {
             if settings.connectTimeout > delay { await sleep(settings.connectTimeout - delay) }
             if d.linkGeneration == generation {
                 d.connection = .disconnected
                 d.linkGeneration &+= 1
             }
+            d.stats.connectFailures &+= 1
             logger.info("connection failed: peripheral not in range", metadata: ["address": "\(d.spec.address)"])
             throw viaConnectDevice ? DBusError("org.bluez.Failed", "") : BluezError.failed("le-connection-abort-by-local")
         }
         d.connection = .connected
+        d.stats.connects &+= 1
         if !d.exported { exportDevice(d) }
         server.setProperties(path: d.path, interface: BluezNames.device, ["Connected": .bool(true)])
         logger.info("connected", metadata: ["address": "\(d.spec.address)"])
+        persistKnownDevices()
         let path = d.path
         Task { [weak self] in
             await self?.resolveServices(device: path, generation: generation)
@@ -54,25 +64,93 @@ extension Simulator {
         return d.path
     }
 
+    /// An injected connection failure (see ``ConnectFault``).
+    func failConnection(_ d: SimulatedDevice, _ fault: ConnectFault) async throws(DBusError) -> String {
+        d.stats.connectFailures &+= 1
+        logger.info("connection fails (injected)", metadata: ["address": "\(d.spec.address)", "error": "\(fault.error)"])
+        let delay = fault.delay ?? d.spec.connectDelay ?? settings.connectDelay
+        guard delay > .zero || fault.linkUp else { throw fault.error }
+        d.connection = .connecting
+        d.linkGeneration &+= 1
+        let generation = d.linkGeneration
+        await sleep(delay)
+        guard d.linkGeneration == generation, d.connection == .connecting else { throw fault.error }
+        guard fault.linkUp, let a = adapters[d.adapterPath], a.present, a.powered else {
+            d.connection = .disconnected
+            d.linkGeneration &+= 1
+            throw fault.error
+        }
+        // The link came up and failed: Connected true, the error reply, then Connected false.
+        d.temporary = false
+        if !d.exported { exportDevice(d) }
+        d.connection = .disconnecting
+        server.setProperties(path: d.path, interface: BluezNames.device, ["Connected": .bool(true)])
+        let path = d.path
+        let downAfter = fault.downAfter
+        Task { [weak self] in
+            try? await Task.sleep(for: downAfter)
+            await self?.finishFailedLink(device: path, generation: generation)
+        }
+        await sleep(.milliseconds(10))
+        throw fault.error
+    }
+
+    func finishFailedLink(device path: String, generation: UInt64) {
+        guard let d = devices[path], d.linkGeneration == generation, d.connection == .disconnecting else { return }
+        d.linkGeneration &+= 1
+        d.connection = .disconnected
+        server.setProperties(path: d.path, interface: BluezNames.device, ["Connected": .bool(false)])
+    }
+
     /// Exports the GATT objects (first connection, or every connection without the cache) and sets
-    /// `ServicesResolved`; notification sessions that survived a disconnect resume.
+    /// `ServicesResolved`; notification sessions that survived a disconnect resume. The device's
+    /// ``ResolveBehaviour`` may delay or withhold either.
     func resolveServices(device path: String, generation: UInt64) async {
         guard let d0 = devices[path] else { return }
-        await sleep(d0.spec.resolveDelay ?? settings.resolveDelay)
+        let behaviour = d0.resolveBehaviour
+        switch behaviour {
+        case .neverResolve:
+            logger.info("services will not resolve (injected)", metadata: ["address": "\(d0.spec.address)"])
+            return
+        case .delayed(let delay):
+            await sleep(delay)
+        case .normal, .resolvedBeforeGatt:
+            await sleep(d0.spec.resolveDelay ?? settings.resolveDelay)
+        }
         guard let d = devices[path], d.linkGeneration == generation, d.connection == .connected else { return }
+        if case .resolvedBeforeGatt(let late) = behaviour, !d.gattExported {
+            updateResolvedUUIDs(d)
+            d.servicesResolved = true
+            server.setProperties(path: d.path, interface: BluezNames.device, ["ServicesResolved": .bool(true)])
+            logger.info("services resolved before the GATT objects exist (injected)", metadata: ["address": "\(d.spec.address)"])
+            await sleep(late)
+            guard d.linkGeneration == generation, d.connection == .connected else { return }
+            if !d.gattExported { exportGatt(d) }
+            resumeNotifications(d)
+            return
+        }
         if !d.gattExported {
-            var uuids = Set(d.spec.advertisedServices)
-            uuids.formUnion(d.gatt.resolvedUUIDs)
-            let sorted = uuids.sorted()
-            if server.property(path: d.path, interface: BluezNames.device, name: "UUIDs") != .stringArray(sorted) {
-                server.setProperties(path: d.path, interface: BluezNames.device, ["UUIDs": .stringArray(sorted)])
-            }
+            updateResolvedUUIDs(d)
             exportGatt(d)
         }
         d.servicesResolved = true
         server.setProperties(path: d.path, interface: BluezNames.device, ["ServicesResolved": .bool(true)])
         logger.info("services resolved", metadata: ["address": "\(d.spec.address)"])
-        for c in d.gatt.characteristics { activate(c) }
+        resumeNotifications(d)
+    }
+
+    /// `Device1.UUIDs` gains the resolved services (once; BlueZ then remembers them).
+    func updateResolvedUUIDs(_ d: SimulatedDevice) {
+        var uuids = Set(d.spec.advertisedServices)
+        uuids.formUnion(d.gatt.resolvedUUIDs)
+        let sorted = uuids.sorted()
+        if server.property(path: d.path, interface: BluezNames.device, name: "UUIDs") != .stringArray(sorted) {
+            server.setProperties(path: d.path, interface: BluezNames.device, ["UUIDs": .stringArray(sorted)])
+        }
+        if !d.servicesKnown {
+            d.servicesKnown = true
+            persistKnownDevices()
+        }
     }
 
     func disconnect(device path: String) async {
@@ -92,28 +170,46 @@ extension Simulator {
             for c in d.gatt.characteristics { c.state.withLock { $0.active = false } }
             await sleep(d.spec.disconnectDelay ?? settings.disconnectDelay)
             guard d.linkGeneration == generation else { return }
-            linkLost(d)
+            linkLost(d, requested: true)
             logger.info("disconnected", metadata: ["address": "\(d.spec.address)"])
         }
     }
 
     /// The link is gone (Disconnect done, power off, out of range, dropped): one
     /// `PropertiesChanged {ServicesResolved: false, Connected: false}` as bluetoothd sends it.
-    func linkLost(_ d: SimulatedDevice) {
+    /// `signal: false` tears it down without signals (the device object is about to go).
+    func linkLost(_ d: SimulatedDevice, requested: Bool = false, signal: Bool = true) {
         d.linkGeneration &+= 1
         let wasUp = d.connection == .connected || d.connection == .disconnecting
         d.connection = .disconnected
         for c in d.gatt.characteristics { c.state.withLock { $0.active = false } }
+        // Requests waiting for the peripheral end now ("Operation failed").
+        if let waiters = linkWaiters[d.path] { for waiter in waiters.values { waiter.cancel() } }
         guard wasUp else { return }
+        d.stats.disconnects &+= 1
+        if !requested {
+            d.stats.linkLosses &+= 1
+            logger.info("link lost", metadata: ["address": "\(d.spec.address)"])
+        }
         var changes: [String: DBusValue] = ["Connected": .bool(false)]
         if d.servicesResolved { changes["ServicesResolved"] = .bool(false) }
         d.servicesResolved = false
-        server.setProperties(path: d.path, interface: BluezNames.device, changes)
-        if !options.gattCache && d.gattExported {
-            for c in d.gatt.characteristics { c.state.withLock { $0.sessions.removeAll() } }
-            for s in d.gatt.services.reversed() { server.removeSubtree(path: s.path) }
-            d.gattExported = false
+        if signal { server.setProperties(path: d.path, interface: BluezNames.device, changes) }
+        let dropGatt: Bool
+        if case .resolvedBeforeGatt = d.resolveBehaviour { dropGatt = true } else { dropGatt = !options.gattCache }
+        if dropGatt && d.gattExported { removeGatt(d) }
+    }
+
+    /// Removes the GATT objects of `d` (and the notification sessions with them).
+    func removeGatt(_ d: SimulatedDevice) {
+        for c in d.gatt.characteristics {
+            c.state.withLock { s in
+                s.sessions.removeAll()
+                s.active = false
+            }
         }
+        for s in d.gatt.services.reversed() { server.removeSubtree(path: s.path) }
+        d.gattExported = false
     }
 
     func pair(device path: String) async throws(DBusError) {
@@ -125,5 +221,6 @@ extension Simulator {
         d.paired = true
         d.temporary = false
         server.setProperties(path: d.path, interface: BluezNames.device, ["Paired": .bool(true), "Bonded": .bool(true)])
+        persistKnownDevices()
     }
 }

@@ -6,30 +6,90 @@ extension Simulator {
 
     // MARK: - Characteristics
 
-    func readValue(characteristic path: String, options: [String: DBusValue]) throws(DBusError) -> [UInt8] {
+    /// `ReadValue`. bluetoothd sends the Read Request whatever the Flags say; the peripheral refuses it
+    /// without read permission (`NotPermitted` "Read not permitted"). Concurrent reads with the same
+    /// offset share one request (and its answer); another offset meanwhile gets `InProgress`.
+    func readValue(characteristic path: String, options: [String: DBusValue]) async throws(DBusError) -> [UInt8] {
         let (d, c) = try characteristic(at: path)
         guard d.connection == .connected else { throw BluezError.failed("Not connected") }
         let offset = try Self.offset(options)
-        if let code = c.readError { throw BluezError.att(code) }
-        try Self.checkAccess(flags: c.flags, operation: "read", paired: d.paired)
+        if let pending = pendingReads[c.path] {
+            guard pending.offset == offset else { throw BluezError.inProgress }
+            return try await pending.task.value.get()
+        }
+        guard let delay = c.faults.readDelay else { return try peripheralRead(d, c, offset: offset) }
+        let generation = d.linkGeneration
+        let devicePath = d.path
+        let task = Task<Result<[UInt8], DBusError>, Never> { [weak self] in
+            guard let self else { return .failure(BluezError.operationFailed) }
+            await self.waitForPeripheral(device: devicePath, delay)
+            return await self.finishDelayedRead(characteristic: path, offset: offset, generation: generation)
+        }
+        pendingReads[c.path] = PendingRead(offset: offset, task: task)
+        return try await task.value.get()
+    }
+
+    func finishDelayedRead(characteristic path: String, offset: Int, generation: UInt64) -> Result<[UInt8], DBusError> {
+        pendingReads[path] = nil
+        // The link dropped while the request was pending: no ATT response (create_gatt_dbus_error(0)).
+        guard let d = owningDevice(of: path), let c = d.gatt.characteristicsByPath[path], d.linkGeneration == generation,
+              d.connection == .connected else { return .failure(BluezError.operationFailed) }
+        do throws(DBusError) {
+            return .success(try peripheralRead(d, c, offset: offset))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The peripheral's side of a read: permission, injected error, offset; then bluetoothd caches the
+    /// value and signals it.
+    func peripheralRead(_ d: SimulatedDevice, _ c: SimCharacteristic, offset: Int) throws(DBusError) -> [UInt8] {
+        d.stats.reads &+= 1
+        do throws(DBusError) {
+            try Self.checkAccess(flags: c.flags, operation: "read", paired: d.paired)
+            if let e = c.faults.effectiveReadError { throw e.dbusError }
+        } catch {
+            d.stats.readFailures &+= 1
+            throw error
+        }
         let value = c.value
-        guard offset <= value.count else { throw BluezError.att(0x07) }
+        guard offset <= value.count else {
+            d.stats.readFailures &+= 1
+            throw BluezError.att(0x07)
+        }
         let out = Array(value[offset...])
         // bluetoothd writes what it read into its cache and signals the new Value.
         server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Value": .bytes(out)])
         return out
     }
 
-    func writeValue(characteristic path: String, value: [UInt8], options: [String: DBusValue]) throws(DBusError) {
+    /// Waits `delay` for a late peripheral, or less when the link of the device at `path` drops first
+    /// (bluetoothd then fails the pending request at once).
+    func waitForPeripheral(device path: String, _ delay: Duration) async {
+        nextWaiterID &+= 1
+        let id = nextWaiterID
+        let waiter = Task<Void, Never> { try? await Task.sleep(for: delay) }
+        linkWaiters[path, default: [:]][id] = waiter
+        await waiter.value
+        linkWaiters[path]?[id] = nil
+        if linkWaiters[path]?.isEmpty == true { linkWaiters[path] = nil }
+    }
+
+    /// `WriteValue`, deciding the procedure as bluetoothd 5.66 does (`characteristic_write_value`):
+    /// `type` given → that procedure, whatever the Flags say (a request to a characteristic without
+    /// write permission is refused by the peripheral: `NotPermitted` "Write not permitted"; a command is
+    /// sent and replied to with success); no `type` → reliable-write, else write (request), else
+    /// write-without-response (command), else `NotSupported`. While a write request is pending on
+    /// the characteristic, any other `WriteValue` gets `InProgress`.
+    func writeValue(characteristic path: String, value: [UInt8], options: [String: DBusValue]) async throws(DBusError) {
         let (d, c) = try characteristic(at: path)
         guard d.connection == .connected else { throw BluezError.failed("Not connected") }
+        guard !pendingWrites.contains(c.path) else { throw BluezError.inProgress }
         let offset = try Self.offset(options)
         var type: String?
         if let raw = options["type"] {
-            guard case .string(let t) = raw.unwrapped, ["request", "command", "reliable"].contains(t) else {
-                throw BluezError.invalidArguments
-            }
-            type = t
+            guard case .string(let t) = raw.unwrapped else { throw BluezError.invalidArguments }
+            type = t.lowercased()  // bluetoothd compares with strcasecmp
         }
         let canWrite = c.flags.contains { $0 == "write" || $0.hasSuffix("-write") && $0 != "authenticated-signed-writes" }
         let canCommand = c.flags.contains("write-without-response")
@@ -37,7 +97,6 @@ extension Simulator {
         let effective: String
         switch type {
         case nil:
-            // gatt-client.c: reliable-write, else write (request), else write-without-response (command).
             if canReliable {
                 effective = "reliable"
             } else if canWrite {
@@ -47,31 +106,81 @@ extension Simulator {
             } else {
                 throw BluezError.notSupported
             }
+        case "reliable", "request":
+            effective = type!
         case "command":
             guard offset == 0 else { throw BluezError.notSupported }
-            if settings.strictWriteCommand && !canCommand { throw BluezError.notSupported }
             effective = "command"
         default:
-            // A request (or reliable write) goes out; the peripheral refuses it without the write property.
-            guard canWrite || (type == "reliable" && canReliable) else { throw BluezError.att(0x03) }
-            effective = type!
+            // An unknown type matches no procedure.
+            throw BluezError.notSupported
         }
-        let mtu = Int(d.spec.mtu ?? settings.mtu)
-        if effective == "command" && value.count > mtu - 3 { throw BluezError.failed("Failed to initiate write") }
-        if effective != "command" {
-            try Self.checkAccess(flags: c.flags, operation: "write", paired: d.paired)
+        if effective == "command" {
+            let mtu = Int(d.spec.mtu ?? settings.mtu)
+            if value.count > mtu - 3 { throw BluezError.failed("Failed to initiate write") }
+            // A Write Command has no response: the reply is success whatever the peripheral does with it.
+            peripheralCommand(d, c, value: value, canCommand: canCommand)
+            return
         }
-        guard value.count <= Self.maxAttributeLength else { throw BluezError.att(0x0d) }
-        guard offset <= c.value.count else { throw BluezError.att(0x07) }
-        writeLog?.append(prefix: Array("\(d.spec.address) \(c.uuid) \(effective) \(offset) ".utf8), bytes: value)
-        if let code = c.writeError, !(c.acceptedWrites?.contains(value) ?? false) {
-            // A Write Command gets no response: the peripheral just drops it.
-            if effective == "command" { return }
-            throw BluezError.att(code)
+        if let delay = c.faults.writeDelay {
+            pendingWrites.insert(c.path)
+            let generation = d.linkGeneration
+            await waitForPeripheral(device: d.path, delay)
+            pendingWrites.remove(c.path)
+            guard d.linkGeneration == generation, d.connection == .connected else { throw BluezError.operationFailed }
         }
+        try peripheralWrite(d, c, value: value, offset: offset, type: effective)
+    }
+
+    /// The peripheral's side of a write request: permission, length, offset, injected error; then the
+    /// value is stored, logged and echoed.
+    func peripheralWrite(_ d: SimulatedDevice, _ c: SimCharacteristic, value: [UInt8], offset: Int,
+                         type: String) throws(DBusError) {
+        do throws(DBusError) {
+            // A request (or reliable write) goes out; the peripheral refuses it without write permission.
+            let reliable = type == "reliable" && c.flags.contains("reliable-write")
+            try Self.checkAccess(flags: reliable ? c.flags + ["write"] : c.flags, operation: "write", paired: d.paired)
+            guard value.count <= Self.maxAttributeLength else { throw BluezError.att(0x0d) }
+            guard offset <= c.value.count else { throw BluezError.att(0x07) }
+            if let e = c.faults.writeError(for: value) { throw e.dbusError }
+        } catch {
+            d.stats.writeFailures &+= 1
+            logger.debug("write refused", metadata: [
+                "address": "\(d.spec.address)", "uuid": "\(c.uuid)", "value": "\(Hex.encode(value))", "error": "\(error)",
+            ])
+            throw error
+        }
+        accept(d, c, value: value, offset: offset, type: type)
+    }
+
+    /// The peripheral's side of a Write Command: applied when it may write the characteristic and no
+    /// injected error matches; dropped silently otherwise.
+    func peripheralCommand(_ d: SimulatedDevice, _ c: SimCharacteristic, value: [UInt8], canCommand: Bool) {
+        let permitted: Bool
+        if canCommand {
+            permitted = true
+        } else if settings.strictWriteCommand {
+            permitted = false
+        } else {
+            permitted = (try? Self.checkAccess(flags: c.flags, operation: "write", paired: d.paired)) != nil
+        }
+        guard permitted, value.count <= Self.maxAttributeLength, c.faults.writeError(for: value) == nil else {
+            d.stats.writeFailures &+= 1
+            logger.debug("write command dropped by the peripheral", metadata: [
+                "address": "\(d.spec.address)", "uuid": "\(c.uuid)", "value": "\(Hex.encode(value))",
+            ])
+            return
+        }
+        accept(d, c, value: value, offset: 0, type: "command")
+    }
+
+    /// A write the peripheral accepted: stored, logged, echoed.
+    func accept(_ d: SimulatedDevice, _ c: SimCharacteristic, value: [UInt8], offset: Int, type: String) {
+        d.stats.writes &+= 1
+        writeLog?.append(prefix: Array("\(d.spec.address) \(c.uuid) \(type) \(offset) ".utf8), bytes: value)
         c.store(value, offset: offset)
         logger.debug("write", metadata: [
-            "address": "\(d.spec.address)", "uuid": "\(c.uuid)", "type": "\(effective)", "value": "\(Hex.encode(value))",
+            "address": "\(d.spec.address)", "uuid": "\(c.uuid)", "type": "\(type)", "value": "\(Hex.encode(value))",
         ])
         if let echo = c.echoTo, let target = d.gatt.sibling(of: c, uuid: echo) {
             target.store(value, offset: 0)
@@ -81,8 +190,12 @@ extension Simulator {
         }
     }
 
-    func startNotify(characteristic path: String, sender: String) throws(DBusError) {
+    /// `StartNotify`. The first session of a connected device writes the CCC: the peripheral may answer
+    /// late (`notify_delay`) or refuse (`notify_error`, the session is dropped and the error returned).
+    func startNotify(characteristic path: String, sender: String) async throws(DBusError) {
         let (d, c) = try characteristic(at: path)
+        d.stats.startNotifyCalls &+= 1
+        c.state.withLock { $0.startNotifyCalls &+= 1 }
         guard c.canNotify else { throw BluezError.notSupported }
         let (already, active) = c.state.withLock { s in (s.sessions.contains(sender), s.active) }
         if already {
@@ -92,13 +205,41 @@ extension Simulator {
         }
         c.state.withLock { _ = $0.sessions.insert(sender) }
         logger.debug("StartNotify", metadata: ["path": "\(path)", "client": "\(sender)"])
-        if d.connection == .connected && d.servicesResolved { activate(c) }
+        guard d.connection == .connected && d.servicesResolved, !c.isActive else { return }
+        let faults = c.faults
+        if let delay = faults.notifyDelay {
+            let generation = d.linkGeneration
+            await waitForPeripheral(device: d.path, delay)
+            guard c.sessions.contains(sender) else { throw BluezError.failed("No notify session started") }
+            guard d.linkGeneration == generation, d.connection == .connected else {
+                // bluetoothd keeps the session and registers it again once the link is back.
+                return
+            }
+        }
+        if let e = c.faults.effectiveNotifyError {
+            removeNotifySession(c, sender: sender)
+            throw e.dbusError
+        }
+        activate(c)
     }
 
     func stopNotify(characteristic path: String, sender: String) throws(DBusError) {
-        let (_, c) = try characteristic(at: path)
+        let (d, c) = try characteristic(at: path)
         guard removeNotifySession(c, sender: sender) else { throw BluezError.failed("No notify session started") }
+        d.stats.stopNotifyCalls &+= 1
         logger.debug("StopNotify", metadata: ["path": "\(path)", "client": "\(sender)"])
+    }
+
+    /// Turns notifications back on after services resolved; sessions of a characteristic whose CCC
+    /// write the peripheral refuses (`notify_error`) are dropped.
+    func resumeNotifications(_ d: SimulatedDevice) {
+        for c in d.gatt.characteristics {
+            if c.faults.effectiveNotifyError != nil {
+                for sender in c.sessions { removeNotifySession(c, sender: sender) }
+            } else {
+                activate(c)
+            }
+        }
     }
 
     func acquire(characteristic path: String, flag: String) throws(DBusError) {

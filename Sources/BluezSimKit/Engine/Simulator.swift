@@ -1,5 +1,6 @@
 import DBusKit
 import Logging
+import Synchronization
 
 /// Options of a ``Simulator`` that are not part of a scenario.
 public struct SimulatorOptions: Sendable {
@@ -12,6 +13,8 @@ public struct SimulatorOptions: Sendable {
     public var connectDevice: Bool = true
     /// Wall-clock period of flushing the notification log.
     public var notifyLogFlushInterval: Duration = .milliseconds(50)
+    /// Where known devices are remembered across restarts (`--state-dir`); nil: nowhere.
+    public var stateStore: KnownDeviceStore?
 
     /// Defaults.
     public init() {}
@@ -21,8 +24,9 @@ public struct SimulatorOptions: Sendable {
 /// `org.bluez` objects through a ``DBusObjectServer``.
 ///
 /// Method calls run on this actor; periodic notifications run on the ``NotificationScheduler``
-/// thread. Fault injection (devices vanishing, links dropping) goes through the public
-/// `set...`/`drop...` methods.
+/// thread. Fault injection (devices out of range, links dropping, failing connections, adapters
+/// going away, ...) goes through the public methods of `Simulator+Faults.swift`, which the control
+/// interface (``SimulatorControl``) exposes on the bus.
 public actor Simulator {
     let server: DBusObjectServer
     let logger: Logger
@@ -41,6 +45,24 @@ public actor Simulator {
     var agents: [String: String] = [:]
     var backgroundTasks: [Task<Void, Never>] = []
     var started = false
+    /// A characteristic read waiting for a delayed answer, shared by reads with the same offset.
+    struct PendingRead {
+        var offset: Int
+        var task: Task<Result<[UInt8], DBusError>, Never>
+    }
+    /// Delayed reads by characteristic path.
+    var pendingReads: [String: PendingRead] = [:]
+    /// Characteristic paths with a delayed write request pending.
+    var pendingWrites: Set<String> = []
+    /// Waits for late peripheral answers by device path; a link loss cancels them.
+    var linkWaiters: [String: [UInt64: Task<Void, Never>]] = [:]
+    var nextWaiterID: UInt64 = 0
+    /// The next `StartDiscovery` fails with this error (control `FailNextStartDiscovery`).
+    var startDiscoveryFault: DBusError?
+    /// `StartDiscovery` calls that failed because of ``startDiscoveryFault``.
+    var discoveryStartFailures: UInt64 = 0
+    /// What was last written to the state store.
+    var savedKnownDevices: [KnownDevice]?
 
     /// Creates the simulator for `scenario`. Nothing is exported until ``start()``.
     public init(scenario: Scenario, server: DBusObjectServer, logger: Logger, options: SimulatorOptions = SimulatorOptions(),
@@ -77,13 +99,27 @@ public actor Simulator {
         for path in adapterOrder {
             server.addInterfaces(path: path, adapterInterfaces(adapters[path]!))
         }
+        let stored = options.stateStore?.load() ?? []
         for path in deviceOrder {
             let d = devices[path]!
-            if d.spec.known {
+            let adapterName = String(d.adapterPath.split(separator: "/").last ?? "")
+            let remembered = stored.first { $0.address == d.spec.address && $0.adapter == adapterName }
+            if d.spec.known || remembered != nil {
                 d.temporary = false
+                if let remembered {
+                    d.paired = d.paired || remembered.paired
+                    d.servicesKnown = remembered.servicesResolved
+                }
                 exportDevice(d)
             }
         }
+        for k in stored where !deviceOrder.contains(where: {
+            devices[$0]!.spec.address == k.address && devices[$0]!.adapterPath == BluezNames.adapterPath(k.adapter)
+        }) {
+            logger.warning("stored device is not in the scenario, ignored", metadata: ["address": "\(k.address)", "adapter": "\(k.adapter)"])
+        }
+        savedKnownDevices = stored
+        persistKnownDevices()
         scheduler.start()
         let sweepEvery = max(.milliseconds(100), min(.seconds(1), settings.temporaryTimeout / 4))
         backgroundTasks.append(Task { [weak self] in
@@ -132,26 +168,6 @@ public actor Simulator {
             }
         }
         agents[uniqueName] = nil
-    }
-
-    // MARK: - Fault injection hooks
-
-    /// Moves the peripheral with `address` into or out of radio range. Out of range it stops
-    /// advertising, a connection attempt fails, and an existing link drops (supervision timeout).
-    public func setInRange(address: String, _ inRange: Bool) {
-        for d in devicesWith(address: address) {
-            d.inRange = inRange
-            if !inRange && (d.connection == .connected || d.connection == .connecting) {
-                linkLost(d)
-            }
-        }
-    }
-
-    /// Drops the link to the peripheral with `address` as if it disconnected.
-    public func dropConnection(address: String) {
-        for d in devicesWith(address: address) where d.connection != .disconnected {
-            linkLost(d)
-        }
     }
 
     // MARK: - Helpers
@@ -204,6 +220,7 @@ public actor Simulator {
     static func emitNotification(server: DBusObjectServer, log: EventLog?, characteristic c: SimCharacteristic,
                                  value: [UInt8]) {
         server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Value": .bytes(value)])
+        c.notificationCount.add(1, ordering: .relaxed)
         log?.append(prefix: c.logPrefix, bytes: value)
     }
 }

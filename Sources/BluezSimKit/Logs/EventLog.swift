@@ -15,9 +15,10 @@ public final class EventLog: Sendable {
     private let flushEachLine: Bool
     private let buffer = Mutex<[UInt8]>([])
 
-    /// Opens (creates, truncates) `path`.
-    public init(path: String, flushEachLine: Bool) throws(ScenarioError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    /// Opens (creates) `path`, truncating it unless `append` is set (a restarted simulator keeps
+    /// the lines of the run before).
+    public init(path: String, flushEachLine: Bool, append: Bool = false) throws(ScenarioError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0o644)
         guard fd >= 0 else {
             throw ScenarioError(code: .unreadable, file: path, message: "cannot open log file: errno \(errno)")
         }

@@ -18,6 +18,10 @@ public final class SimCharacteristic: Sendable {
         var active = false
         /// Bumped on each activation; a scheduled entry with an older token is dropped.
         var token: UInt64 = 0
+        /// Injected errors and delays (scenario plus run-time overrides).
+        var faults: CharacteristicFaults
+        /// `StartNotify` calls received (including repeated ones from a client that has a session).
+        var startNotifyCalls: UInt64 = 0
     }
 
     /// Object path (`.../service000c/char000d`).
@@ -36,17 +40,13 @@ public final class SimCharacteristic: Sendable {
     public let interval: Duration?
     /// Full UUID of the characteristic notified on write (same service), if any.
     public let echoTo: String?
-    /// ATT error for reads, if injected.
-    public let readError: UInt8?
-    /// ATT error for writes, if injected (with ``acceptedWrites``: for other values only).
-    public let writeError: UInt8?
-    /// The only values writes may carry, if restricted.
-    public let acceptedWrites: [[UInt8]]?
     /// Its descriptors, in handle order.
     public let descriptors: [SimDescriptor]
     /// `"<address> <uuid> "` pre-encoded for the notification log.
     let logPrefix: [UInt8]
     let state: Mutex<State>
+    /// Notifications emitted (for statistics; relaxed).
+    let notificationCount = Atomic<UInt64>(0)
 
     init(spec: CharacteristicSpec, handle: UInt16, servicePath: String, address: String,
          descriptors: [SimDescriptor], seed: UInt64) {
@@ -58,9 +58,6 @@ public final class SimCharacteristic: Sendable {
         self.address = address
         self.interval = spec.interval
         self.echoTo = spec.echoTo
-        self.readError = spec.readError
-        self.writeError = spec.writeError
-        self.acceptedWrites = spec.acceptedWrites
         self.descriptors = descriptors
         self.logPrefix = Array((address + " " + spec.uuid + " ").utf8)
         let generator = spec.generator.map {
@@ -70,7 +67,7 @@ public final class SimCharacteristic: Sendable {
         // A generated characteristic without an explicit start value starts at the generator's first value.
         var gen = generator
         if initial.isEmpty, gen != nil { initial = gen!.next() }
-        self.state = Mutex(State(value: initial, generator: gen))
+        self.state = Mutex(State(value: initial, generator: gen, faults: spec.faults))
     }
 
     /// True for `notify` or `indicate`.
@@ -78,6 +75,17 @@ public final class SimCharacteristic: Sendable {
 
     /// The current peripheral-side value.
     public var value: [UInt8] { state.withLock { $0.value } }
+
+    /// The current injected errors and delays.
+    public var faults: CharacteristicFaults { state.withLock { $0.faults } }
+
+    /// Changes the injected errors and delays.
+    func updateFaults(_ body: (inout CharacteristicFaults) -> Void) {
+        state.withLock { body(&$0.faults) }
+    }
+
+    /// Notification sessions (D-Bus unique names of the clients).
+    var sessions: Set<String> { state.withLock { $0.sessions } }
 
     /// Stores a value written by the central.
     func store(_ bytes: [UInt8], offset: Int) {

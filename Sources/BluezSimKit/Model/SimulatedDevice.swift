@@ -44,6 +44,14 @@ final class SimulatedDevice {
     var lastSeen: ContinuousClock.Instant?
     /// When the next advertisement is due while its adapter discovers.
     var nextAdvertisement: ContinuousClock.Instant?
+    /// Services were resolved once: BlueZ remembers them, `UUIDs` lists them even before a connection.
+    var servicesKnown = false
+    /// Armed connection failures (control `FailNextConnect`).
+    var connectFault: ConnectFault?
+    /// How services resolve after a connection (control `SetResolveBehaviour`).
+    var resolveBehaviour: ResolveBehaviour = .normal
+    /// Counters for `GetStats`.
+    var stats = DeviceStats()
 
     init(spec: PeripheralSpec, adapterPath: String, settings: ScenarioSettings, genericAttributeService: Bool) {
         self.spec = spec
@@ -77,7 +85,7 @@ final class SimulatedDevice {
     /// The `Device1.UUIDs` value: advertised services, plus every resolved service once connected.
     var uuids: [String] {
         var set = Set(spec.advertisedServices)
-        if gattExported { set.formUnion(gatt.resolvedUUIDs) }
+        if gattExported || servicesKnown { set.formUnion(gatt.resolvedUUIDs) }
         return set.sorted()
     }
 }
@@ -94,6 +102,14 @@ final class SimulatedAdapter {
     /// Bumped on every start/stop of discovery.
     var discoveryGeneration: UInt64 = 0
     var discovering = false
+    /// The adapter object is exported (false after control `RemoveAdapter`).
+    var present = true
+    /// The discovery of this generation reports nothing (control `StallDiscovery`).
+    var stalledGeneration: UInt64?
+    /// The next discovery stalls from its start.
+    var stallNextDiscovery = false
+    /// `StartDiscovery` calls that started a session.
+    var discoveryStarts: UInt64 = 0
 
     init(spec: AdapterSpec) {
         self.spec = spec

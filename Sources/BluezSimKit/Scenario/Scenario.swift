@@ -38,9 +38,11 @@ public struct ScenarioSettings: Sendable {
     public var connectTimeout: Duration = .seconds(5)
     /// The ATT MTU reported by `GattCharacteristic1.MTU`.
     public var mtu: UInt16 = 247
-    /// When true (the default), `WriteValue` with `type: command` needs the `write-without-response` flag.
-    /// Real BlueZ 5.66 sends the Write Command anyway and a lenient peripheral accepts it: set false for that.
-    public var strictWriteCommand: Bool = true
+    /// BlueZ 5.66 sends `WriteValue` with `type: command` as a Write Command whatever the Flags say and
+    /// replies success. When false (the default) the peripheral applies such a command to a characteristic
+    /// it may write (like BlueZ's example peripheral); when true it drops commands to characteristics
+    /// without `write-without-response` (the reply is still success: a command has no response).
+    public var strictWriteCommand: Bool = false
     /// Seed of every pseudo-random value (RSSI walks, generators).
     public var seed: UInt64 = 1
 
@@ -182,19 +184,15 @@ public struct CharacteristicSpec: Sendable {
     public var interval: Duration?
     /// Full UUID of a characteristic of the same service that notifies every value written here.
     public var echoTo: String?
-    /// When set, reads fail with this ATT error code.
-    public var readError: UInt8?
-    /// When set, writes fail with this ATT error code (with ``acceptedWrites``: only other values).
-    public var writeError: UInt8?
-    /// When set, only these values may be written; others fail with ``writeError`` (default 0x80),
-    /// like a control point that rejects unknown opcodes.
-    public var acceptedWrites: [[UInt8]]?
+    /// Injected errors and delays (`read_error`, `write_error`, `error_when`, `accepted_writes`,
+    /// `notify_error`, `read_delay`, `write_delay`, `notify_delay`).
+    public var faults: CharacteristicFaults
     /// Extra descriptors (a CCC 2902 is added automatically for notify/indicate).
     public var descriptors: [DescriptorSpec]
 
     /// Creates a characteristic description.
     public init(uuid: String, flags: [String], value: [UInt8] = [], generator: ValueGeneratorSpec? = nil,
-                interval: Duration? = nil, echoTo: String? = nil, readError: UInt8? = nil, writeError: UInt8? = nil,
+                interval: Duration? = nil, echoTo: String? = nil, faults: CharacteristicFaults = CharacteristicFaults(),
                 descriptors: [DescriptorSpec] = []) {
         self.uuid = uuid
         self.flags = flags
@@ -202,8 +200,7 @@ public struct CharacteristicSpec: Sendable {
         self.generator = generator
         self.interval = interval
         self.echoTo = echoTo
-        self.readError = readError
-        self.writeError = writeError
+        self.faults = faults
         self.descriptors = descriptors
     }
 }

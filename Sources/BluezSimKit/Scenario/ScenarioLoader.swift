@@ -1,3 +1,4 @@
+import DBusKit
 import Foundation
 import Yams
 
@@ -219,7 +220,8 @@ struct ScenarioReader {
     func characteristic(_ node: Node) throws(ScenarioError) -> CharacteristicSpec {
         let m = try mapping(node, "characteristic", keys: [
             "uuid", "flags", "value", "value_text", "generator", "values", "interval", "rate", "echo_to",
-            "read_error", "write_error", "accepted_writes", "descriptors",
+            "read_error", "write_error", "error_when", "accepted_writes", "notify_error", "read_delay", "write_delay",
+            "notify_delay", "descriptors",
         ])
         guard let u = m["uuid"] else { throw fail(node, "characteristic needs a uuid") }
         var spec = CharacteristicSpec(uuid: try uuid(u), flags: [])
@@ -245,12 +247,7 @@ struct ScenarioReader {
         let notifies = spec.flags.contains("notify") || spec.flags.contains("indicate")
         if spec.interval == nil, spec.generator != nil, notifies { spec.interval = .seconds(1) }
         if let n = m["echo_to"] { spec.echoTo = try uuid(n) }
-        if let n = m["read_error"] { spec.readError = UInt8(try integer(n, in: 1...0xff)) }
-        if let n = m["write_error"] { spec.writeError = UInt8(try integer(n, in: 1...0xff)) }
-        if let n = m["accepted_writes"] {
-            spec.acceptedWrites = try sequence(n, "accepted_writes").map { v throws(ScenarioError) in try bytes(v) }
-            if spec.writeError == nil { spec.writeError = 0x80 }
-        }
+        spec.faults = try faults(m)
         if let n = m["descriptors"] {
             for d in try sequence(n, "descriptors") {
                 let dm = try mapping(d, "descriptor", keys: ["uuid", "value", "value_text", "flags"])
@@ -263,6 +260,78 @@ struct ScenarioReader {
             }
         }
         return spec
+    }
+
+    /// The fault keys of a characteristic mapping.
+    func faults(_ m: [String: Node]) throws(ScenarioError) -> CharacteristicFaults {
+        var f = CharacteristicFaults()
+        if let n = m["read_error"] { f.readError = try errorSpec(n, .read) }
+        if let n = m["notify_error"] { f.notifyError = try errorSpec(n, .notify) }
+        if let n = m["read_delay"] { f.setDelay(.read, try duration(n)) }
+        if let n = m["write_delay"] { f.setDelay(.write, try duration(n)) }
+        if let n = m["notify_delay"] { f.setDelay(.notify, try duration(n)) }
+        var condition: WriteCondition?
+        if let n = m["error_when"] { condition = try writeCondition(n) }
+        if let n = m["accepted_writes"] {
+            var c = condition ?? WriteCondition()
+            c.valuesNot = try sequence(n, "accepted_writes").map { v throws(ScenarioError) in try bytes(v) }
+            condition = c
+        }
+        if let n = m["write_error"], let list = n.sequence {
+            if let extra = m["error_when"] ?? m["accepted_writes"] {
+                throw fail(extra, "error_when and accepted_writes go with a single write_error, not a list of rules")
+            }
+            for item in list {
+                let r = try mapping(item, "write_error rule", keys: ["error", "when"])
+                guard let e = r["error"] else { throw fail(item, "write_error rule needs an error") }
+                f.writeRules.append(WriteFaultRule(error: try errorSpec(e, .write),
+                                                   condition: try r["when"].map { c throws(ScenarioError) in try writeCondition(c) }))
+            }
+        } else if let n = m["write_error"] {
+            f.writeRules = [WriteFaultRule(error: try errorSpec(n, .write), condition: condition)]
+        } else if m["accepted_writes"] != nil {
+            // A control point that rejects other values with the application error 0x80.
+            f.writeRules = [WriteFaultRule(error: GattErrorSpec.parse("Failed", operation: .write)!, condition: condition)]
+        } else if let n = m["error_when"] {
+            throw fail(n, "error_when needs a write_error")
+        }
+        return f
+    }
+
+    /// `NotPermitted`, `org.bluez.Error.Failed`, `0x80` (see ``GattErrorSpec/parse(_:operation:)``), or
+    /// `{dbus: org.bluez.Error.X, message: "..."}` for an exact D-Bus error.
+    func errorSpec(_ node: Node, _ op: GattOperation) throws(ScenarioError) -> GattErrorSpec {
+        if node.mapping != nil {
+            let m = try mapping(node, "error", keys: ["dbus", "message"])
+            guard let nameNode = m["dbus"] else { throw fail(node, "an error mapping needs dbus: <error name>") }
+            let name = try string(nameNode)
+            guard name.split(separator: ".").count >= 2, !name.hasSuffix("."), !name.hasPrefix(".") else {
+                throw fail(nameNode, "expected a D-Bus error name such as org.bluez.Error.Failed")
+            }
+            let message = try m["message"].map { n throws(ScenarioError) in try string(n) }
+                ?? BluezError.standardMessage(for: name) ?? ""
+            return .verbatim(DBusError(name, message))
+        }
+        guard let spec = GattErrorSpec.parse(try string(node), operation: op) else {
+            throw fail(node, "expected an error name such as NotPermitted, Failed, InvalidValueLength or an ATT code such as 0x80")
+        }
+        return spec
+    }
+
+    /// `{value: "02"}`, `{values: ["02", "03"]}`, `{value_not: "01"}`, `{values_not: [...]}`,
+    /// `{length: 2}`, `{length_not: 1}` (every key given must match).
+    func writeCondition(_ node: Node) throws(ScenarioError) -> WriteCondition {
+        let m = try mapping(node, "error_when", keys: ["value", "values", "value_not", "values_not", "length", "length_not"])
+        var c = WriteCondition()
+        if let n = m["value"] { c.values = [try bytes(n)] }
+        if let n = m["values"] { c.values = (c.values ?? []) + (try sequence(n, "values").map { v throws(ScenarioError) in try bytes(v) }) }
+        if let n = m["value_not"] { c.valuesNot = [try bytes(n)] }
+        if let n = m["values_not"] {
+            c.valuesNot = (c.valuesNot ?? []) + (try sequence(n, "values_not").map { v throws(ScenarioError) in try bytes(v) })
+        }
+        if let n = m["length"] { c.length = try integer(n, in: 0...512) }
+        if let n = m["length_not"] { c.lengthNot = try integer(n, in: 0...512) }
+        return c
     }
 
     func generator(_ node: Node) throws(ScenarioError) -> ValueGeneratorSpec {

@@ -1,0 +1,17 @@
+/// Known devices across restarts (`--state-dir`), like bluetoothd's `/var/lib/bluetooth`.
+extension Simulator {
+    /// Writes the known (non-temporary) devices to the state store when they changed.
+    func persistKnownDevices() {
+        guard let store = options.stateStore else { return }
+        var list: [KnownDevice] = []
+        for path in deviceOrder {
+            guard let d = devices[path], !d.temporary else { continue }
+            let adapter = String(d.adapterPath.split(separator: "/").last ?? "")
+            list.append(KnownDevice(adapter: adapter, address: d.spec.address, paired: d.paired,
+                                    servicesResolved: d.servicesKnown))
+        }
+        guard list != savedKnownDevices else { return }
+        store.save(list)
+        savedKnownDevices = list
+    }
+}

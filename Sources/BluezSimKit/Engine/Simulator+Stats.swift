@@ -1,0 +1,135 @@
+import DBusKit
+import Synchronization
+
+/// Counters for tests (control `GetStats`): connections, notifications, writes, sessions.
+extension Simulator {
+    /// Totals and per-device counters as an `a{sv}` dictionary (layout: scripts/sim/README.md).
+    public func statistics() -> [String: DBusValue] {
+        var total = DeviceStats()
+        var notifications: UInt64 = 0
+        var sessions = 0
+        var connected = 0
+        var entries: [DBusDictEntry] = []
+        var seen = Set<String>()
+        for path in deviceOrder {
+            guard let d = devices[path] else { continue }
+            let s = d.stats
+            total.connectAttempts &+= s.connectAttempts
+            total.connects &+= s.connects
+            total.connectFailures &+= s.connectFailures
+            total.disconnects &+= s.disconnects
+            total.linkLosses &+= s.linkLosses
+            total.reads &+= s.reads
+            total.readFailures &+= s.readFailures
+            total.writes &+= s.writes
+            total.writeFailures &+= s.writeFailures
+            total.startNotifyCalls &+= s.startNotifyCalls
+            total.stopNotifyCalls &+= s.stopNotifyCalls
+            var deviceNotifications: UInt64 = 0
+            var deviceSessions = 0
+            var notifying = 0
+            var byUUID: [String: Int] = [:]
+            var callsByUUID: [String: UInt64] = [:]
+            var clients = Set<String>()
+            for c in d.gatt.characteristics {
+                deviceNotifications &+= c.notificationCount.load(ordering: .relaxed)
+                let (n, active, names, calls) = c.state.withLock { ($0.sessions.count, $0.active, $0.sessions, $0.startNotifyCalls) }
+                deviceSessions += n
+                if active { notifying += 1 }
+                if n > 0 { byUUID[c.uuid, default: 0] += n }
+                if calls > 0 { callsByUUID[c.uuid, default: 0] &+= calls }
+                clients.formUnion(names)
+            }
+            notifications &+= deviceNotifications
+            sessions += deviceSessions
+            let isConnected = d.connection == .connected
+            if isConnected { connected += 1 }
+            let adapter = String(d.adapterPath.split(separator: "/").last ?? "")
+            let key = seen.insert(d.spec.address).inserted ? d.spec.address : adapter + "/" + d.spec.address
+            let values: [String: DBusValue] = [
+                "adapter": .string(adapter),
+                "connected": .bool(isConnected),
+                "connecting": .bool(d.connection == .connecting),
+                "exported": .bool(d.exported),
+                "known": .bool(d.exported && !d.temporary),
+                "paired": .bool(d.paired),
+                "in_range": .bool(d.inRange),
+                "services_resolved": .bool(d.servicesResolved),
+                "resolve_mode": .string(d.resolveBehaviour.description),
+                "connect_attempts": .uint64(s.connectAttempts),
+                "connects": .uint64(s.connects),
+                "connect_failures": .uint64(s.connectFailures),
+                "disconnects": .uint64(s.disconnects),
+                "link_losses": .uint64(s.linkLosses),
+                "reads": .uint64(s.reads),
+                "read_failures": .uint64(s.readFailures),
+                "writes": .uint64(s.writes),
+                "write_failures": .uint64(s.writeFailures),
+                "start_notify_calls": .uint64(s.startNotifyCalls),
+                "stop_notify_calls": .uint64(s.stopNotifyCalls),
+                "notifications": .uint64(deviceNotifications),
+                "notify_sessions": .uint32(UInt32(deviceSessions)),
+                "notifying": .uint32(UInt32(notifying)),
+                "notify_sessions_by_uuid": .dictionary(key: "s", value: "u", byUUID.keys.sorted().map {
+                    DBusDictEntry(.string($0), .uint32(UInt32(byUUID[$0]!)))
+                }),
+                "start_notify_calls_by_uuid": .dictionary(key: "s", value: "t", callsByUUID.keys.sorted().map {
+                    DBusDictEntry(.string($0), .uint64(callsByUUID[$0]!))
+                }),
+                "notify_clients": .stringArray(clients.sorted()),
+            ]
+            entries.append(DBusDictEntry(.string(key), .stringVariantDict(values)))
+        }
+        var discoveryStarts: UInt64 = 0
+        var discovering = false
+        var adapterEntries: [DBusDictEntry] = []
+        for path in adapterOrder {
+            guard let a = adapters[path] else { continue }
+            discoveryStarts &+= a.discoveryStarts
+            discovering = discovering || a.discovering
+            adapterEntries.append(DBusDictEntry(.string(a.spec.name), .stringVariantDict([
+                "present": .bool(a.present),
+                "powered": .bool(a.powered),
+                "discovering": .bool(a.discovering),
+                "discovery_clients": .uint32(UInt32(a.discoveryClients.count)),
+                "discovery_starts": .uint64(a.discoveryStarts),
+                "stalled": .bool(a.discovering && a.stalledGeneration == a.discoveryGeneration),
+            ])))
+        }
+        return [
+            "connect_attempts": .uint64(total.connectAttempts),
+            "connects": .uint64(total.connects),
+            "connect_failures": .uint64(total.connectFailures),
+            "disconnects": .uint64(total.disconnects),
+            "link_losses": .uint64(total.linkLosses),
+            "reads": .uint64(total.reads),
+            "read_failures": .uint64(total.readFailures),
+            "writes": .uint64(total.writes),
+            "write_failures": .uint64(total.writeFailures),
+            "start_notify_calls": .uint64(total.startNotifyCalls),
+            "stop_notify_calls": .uint64(total.stopNotifyCalls),
+            "notifications": .uint64(notifications),
+            "notify_sessions": .uint32(UInt32(sessions)),
+            "connected_devices": .uint32(UInt32(connected)),
+            "discovery_starts": .uint64(discoveryStarts),
+            "discovery_start_failures": .uint64(discoveryStartFailures),
+            "discovering": .bool(discovering),
+            "devices": .dictionary(key: "s", value: "a{sv}", entries),
+            "adapters": .dictionary(key: "s", value: "a{sv}", adapterEntries),
+        ]
+    }
+
+    /// Zeroes every counter (current states such as sessions and connections stay).
+    public func resetStatistics() {
+        for path in deviceOrder {
+            guard let d = devices[path] else { continue }
+            d.stats = DeviceStats()
+            for c in d.gatt.characteristics {
+                c.notificationCount.store(0, ordering: .relaxed)
+                c.state.withLock { $0.startNotifyCalls = 0 }
+            }
+        }
+        for path in adapterOrder { adapters[path]?.discoveryStarts = 0 }
+        discoveryStartFailures = 0
+    }
+}

@@ -1,0 +1,25 @@
+/// Counters of one simulated device (control `GetStats`).
+struct DeviceStats: Sendable {
+    /// `Connect` / `ConnectDevice` calls.
+    var connectAttempts: UInt64 = 0
+    /// Links established.
+    var connects: UInt64 = 0
+    /// Connection attempts that failed (injected, out of range, cancelled).
+    var connectFailures: UInt64 = 0
+    /// Links that ended, for any reason.
+    var disconnects: UInt64 = 0
+    /// Links that ended without a `Disconnect` call (out of range, dropped, power, adapter removed).
+    var linkLosses: UInt64 = 0
+    /// `ReadValue` calls on characteristics that reached the peripheral.
+    var reads: UInt64 = 0
+    /// Reads answered with an error by the peripheral.
+    var readFailures: UInt64 = 0
+    /// Writes the peripheral accepted (the lines of the write log).
+    var writes: UInt64 = 0
+    /// Writes answered with an error or dropped by the peripheral.
+    var writeFailures: UInt64 = 0
+    /// `StartNotify` calls.
+    var startNotifyCalls: UInt64 = 0
+    /// `StopNotify` calls that ended a session.
+    var stopNotifyCalls: UInt64 = 0
+}

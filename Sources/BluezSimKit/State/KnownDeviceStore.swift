@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One device bluetoothd remembers across restarts.
+public struct KnownDevice: Sendable, Equatable {
+    /// The adapter name (`hci0`).
+    public var adapter: String
+    /// `AA:BB:CC:DD:EE:FF`.
+    public var address: String
+    /// Paired (bonded).
+    public var paired: Bool
+    /// Its services were resolved once (BlueZ lists them in `UUIDs` from then on).
+    public var servicesResolved: Bool
+
+    /// Creates an entry.
+    public init(adapter: String, address: String, paired: Bool, servicesResolved: Bool) {
+        self.adapter = adapter
+        self.address = address
+        self.paired = paired
+        self.servicesResolved = servicesResolved
+    }
+}
+
+/// The simulator's counterpart of `/var/lib/bluetooth` (`--state-dir`): which devices are known
+/// (connected or paired once, not removed since), so a restarted simulator exports them at start.
+///
+/// The file `DIR/devices` holds one device per line, `<adapter> <address> paired=0|1 resolved=0|1`,
+/// and is replaced atomically (write to a temporary file, rename) on every change.
+public struct KnownDeviceStore: Sendable {
+    /// The state directory.
+    public let directory: String
+
+    /// A store in `directory` (created when missing).
+    public init(directory: String) throws(ScenarioError) {
+        self.directory = directory
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            throw ScenarioError(code: .unreadable, file: directory, message: "cannot create state directory: errno \(errno)")
+        }
+    }
+
+    /// `DIR/devices`.
+    public var path: String { directory + "/devices" }
+
+    /// The stored devices; an absent file is empty, malformed lines are skipped.
+    public func load() -> [KnownDevice] {
+        guard let text = Self.readFile(path) else { return [] }
+        var out: [KnownDevice] = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("#") { continue }
+            let f = line.split(separator: " ")
+            guard f.count >= 2 else { continue }
+            var d = KnownDevice(adapter: String(f[0]), address: String(f[1]).uppercased(), paired: false,
+                                servicesResolved: false)
+            for field in f.dropFirst(2) {
+                if field == "paired=1" { d.paired = true }
+                if field == "resolved=1" { d.servicesResolved = true }
+            }
+            out.append(d)
+        }
+        return out
+    }
+
+    /// Replaces the stored devices.
+    public func save(_ devices: [KnownDevice]) {
+        var text = "# bluez-sim known devices (like /var/lib/bluetooth): <adapter> <address> paired=0|1 resolved=0|1\n"
+        for d in devices {
+            text += "\(d.adapter) \(d.address) paired=\(d.paired ? 1 : 0) resolved=\(d.servicesResolved ? 1 : 0)\n"
+        }
+        let tmp = path + ".tmp"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        var bytes = Array(text.utf8)
+        var offset = 0
+        bytes.withUnsafeMutableBytes { raw in
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n <= 0 {
+                    if n < 0 && errno == EINTR { continue }
+                    break
+                }
+                offset += n
+            }
+        }
+        close(fd)
+        if offset == bytes.count { rename(tmp, path) } else { unlink(tmp) }
+    }
+
+    static func readFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            out.append(contentsOf: buf[0..<n])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
