@@ -164,7 +164,7 @@ public final class BlueZClient: Sendable {
             state.withLock { $0.tree.interfacesRemoved(path: path, interfaces: names) }
             eventContinuation.yield(.interfacesRemoved(path: path, interfaces: names))
         default:
-            logger.trace("ignored signal \(s.interface).\(s.member) from \(s.path)")
+            logger.debug("ignored signal \(s.interface).\(s.member) from \(s.path)")
         }
     }
 

@@ -417,7 +417,7 @@ actor BridgeEngine {
         let actions = dev.machine.handle(event, now: clock.now)
         devices[path] = dev
         if before != dev.machine.state {
-            logger.debug("\(dev.address): \(event) → \(dev.machine.state)")
+            logger.debug("\(dev.address): \(event) → \(Self.describe(dev.machine.state))")
         }
         for a in actions { perform(a, path) }
         if event == .deviceRemoved {
@@ -791,5 +791,27 @@ extension BridgeEngine {
             return (path, dev)
         }
         return nil
+    }
+}
+
+extension BridgeEngine {
+    /// A state without its clock values, for logs.
+    static func describe(_ state: Machine.State) -> String {
+        let now = ContinuousClock.now
+        func inSeconds(_ i: ContinuousClock.Instant) -> String {
+            let d = (i - now).components
+            let tenths = d.seconds * 10 + d.attoseconds / 100_000_000_000_000_000
+            return tenths > 0 ? "in \(tenths / 10).\(tenths % 10) s" : "due"
+        }
+        switch state {
+        case .idle: return "idle"
+        case .connecting(let d): return "connecting (deadline \(inSeconds(d)))"
+        case .resolving(let d): return "resolving services (deadline \(inSeconds(d)))"
+        case .subscribing(let d): return "subscribing (deadline \(inSeconds(d)))"
+        case .ready: return "ready"
+        case .disconnecting(let d): return "waiting for disconnect (deadline \(inSeconds(d)))"
+        case .backoff(let until): return "backing off, retry \(inSeconds(until))"
+        case .stopped: return "stopped"
+        }
     }
 }
