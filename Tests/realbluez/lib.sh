@@ -23,7 +23,7 @@ DEV_PATH=${RB_CENTRAL_ADAPTER:-/org/bluez/hci1}/dev_$(printf '%s' "${RB_PERIPH_A
 MQTT_LOG=$SUITE/mqtt.log                  # every message on $BASE/# (recorder)
 BRIDGE_LOG=$SUITE/bridge.log
 BRIDGE_CONFIG=$SUITE/bridge.yaml
-BRIDGE_PID= BRIDGE_RC= RECORDER_PID=
+BRIDGE_PID= BRIDGE_RC= RECORDER_PID= MONITOR_PID=
 N_PASS=0 N_FAIL=0
 
 now() { local t=$EPOCHREALTIME; echo "${t/./}"; }          # microseconds
@@ -34,12 +34,17 @@ say() { echo "rbtest: $*"; }
 fail() { echo "$*"; return 1; }
 
 # check NAME COMMAND [ARGS...]: run one check, record PASS/FAIL in results.tsv
+# (FAIL "not run: ..." without running it when RB_SKIP_REASON is set, see requires_bridge)
 check() {
   local name=$1; shift
   local out=$SUITE/checks/$name.log t0 rc reason status dt
   t0=$(now)
-  { "$@"; } > "$out" 2>&1 < /dev/null
-  rc=$?
+  if [ -n "${RB_SKIP_REASON:-}" ]; then
+    echo "not run: $RB_SKIP_REASON" > "$out"; rc=1
+  else
+    { "$@"; } > "$out" 2>&1 < /dev/null
+    rc=$?
+  fi
   dt=$(since "$t0")
   reason=$(grep -v '^[[:space:]]*$' "$out" | tail -n 1 | tr '\t\r' '  ' | cut -c1-400)
   if [ "$rc" = 0 ]; then status=PASS N_PASS=$((N_PASS + 1)); else status=FAIL N_FAIL=$((N_FAIL + 1)); fi
@@ -67,6 +72,15 @@ start_recorder() {
   fail "MQTT recorder not subscribed after 10s: $(cat "$SUITE/recorder.err")"
 }
 
+# start_dbus_monitor: everything org.bluez sends and receives -> $SUITE/dbus-monitor.txt
+# (diagnostics: the order of signals on the real bus, e.g. for bluez-sim)
+start_dbus_monitor() {
+  [ -n "$MONITOR_PID" ] && return 0
+  command -v dbus-monitor > /dev/null || return 0
+  dbus-monitor --system "sender='org.bluez'" "destination='org.bluez'" > "$SUITE/dbus-monitor.txt" 2>&1 &
+  MONITOR_PID=$!
+}
+
 # wait_messages TOPIC N TIMEOUT: N messages on TOPIC (filter) in the recorder log
 wait_messages() { "${TOOL[@]}" wait "$MQTT_LOG" "$@"; }
 
@@ -88,6 +102,10 @@ device_state() {
   done
   echo "BlueZ:${s}"
 }
+
+# dump_bluez NAME: BlueZ's objects of the peripheral (device, services, characteristics,
+# descriptors with all properties) -> $SUITE/bluez-NAME.json (diagnostics, not a check)
+dump_bluez() { "${TOOL[@]}" dbus-tree "$DEV_PATH" "$SUITE/bluez-$1.json" > /dev/null 2>&1; }
 
 # last_payload TOPIC: the last recorded payload on TOPIC (status 1 and a reason if none)
 last_payload() { "${TOOL[@]}" last "$MQTT_LOG" "$1"; }
@@ -144,6 +162,12 @@ bridge_alive() {
 }
 reap_bridge() { [ -n "$BRIDGE_RC" ] || { wait "$BRIDGE_PID" 2>/dev/null; BRIDGE_RC=$?; }; }
 
+# requires_bridge: at the top of a group file: its checks FAIL as "not run" when
+# the bridge was never started (instead of each waiting for its timeout)
+requires_bridge() {
+  [ -n "$BRIDGE_PID" ] || RB_SKIP_REASON="the bridge was never started (see bridge_starts)"
+}
+
 # need_bridge: fail unless the bridge is running
 need_bridge() {
   [ -n "$BRIDGE_PID" ] || fail "the bridge was never started" || return
@@ -164,6 +188,7 @@ start_bridge() {
   [ -x "${RB_BRIDGE:-}" ] || fail "no bridge executable at '${RB_BRIDGE:-}' (RB_BRIDGE)" || return
   [ -s "$BRIDGE_CONFIG" ] || render_config || return
   start_recorder || return
+  start_dbus_monitor
   local t0; t0=$(now)
   "$RB_BRIDGE" run --config "$BRIDGE_CONFIG" "$@" > "$BRIDGE_LOG" 2>&1 < /dev/null &
   BRIDGE_PID=$! BRIDGE_RC=
@@ -209,6 +234,7 @@ suite_init() {
     echo "RB_PERIPH_ADAPTER=${RB_PERIPH_ADAPTER:-} RB_PERIPH_ADDR=${RB_PERIPH_ADDR:-}"
     echo "MQTT=$MQTT_HOST:$MQTT_PORT BASE=$BASE DEV=$DEV DEV_PATH=$DEV_PATH"
   } > "$SUITE/env.txt"
+  dmesg > "$SUITE/dmesg-start.txt" 2>&1
   say "suite start: $(tr '\n' ' ' < "$SUITE/env.txt")"
 }
 
@@ -220,6 +246,8 @@ suite_finish() {
     bridge_alive && { kill -KILL "$BRIDGE_PID"; reap_bridge; }
   fi
   [ -n "$RECORDER_PID" ] && kill "$RECORDER_PID" 2>/dev/null
+  [ -n "$MONITOR_PID" ] && kill "$MONITOR_PID" 2>/dev/null
+  dmesg > "$SUITE/dmesg.txt" 2>&1
   echo "pass=$N_PASS fail=$N_FAIL" > "$SUITE/done"
   say "suite done: $N_PASS passed, $N_FAIL failed"
   [ "$N_FAIL" = 0 ] && [ "$N_PASS" -gt 0 ]

@@ -21,6 +21,7 @@ line: "<unix time with ns> <JSON: tst, topic, qos, retain, payloadlen, payload>"
   rbtool.py dbus-wait PATH IFACE PROP VALUE TIMEOUT
                                             wait until a BlueZ property equals VALUE (JSON literal)
   rbtool.py dbus-get PATH IFACE PROP        print a BlueZ property as JSON
+  rbtool.py dbus-tree PATH OUT              write every BlueZ object under PATH (interfaces, properties) as JSON
   rbtool.py render TEMPLATE OUT             expand ${VAR} from the environment (missing = error)
 """
 import argparse
@@ -32,7 +33,7 @@ import time
 
 
 def die(msg):
-    print(msg)
+    print(' '.join(str(msg).split()))
     sys.exit(1)
 
 
@@ -325,6 +326,20 @@ def cmd_dbus_wait(a):
         a.path, a.iface.split('.')[-1], a.prop, err if err else json.dumps(got), a.timeout, a.value))
 
 
+def cmd_dbus_tree(a):
+    """Every BlueZ object at or under PATH with its interfaces and properties, as JSON."""
+    import dbus
+    bus = dbus.SystemBus()
+    om = dbus.Interface(bus.get_object('org.bluez', '/'), 'org.freedesktop.DBus.ObjectManager')
+    out = {}
+    for path, ifs in sorted(om.GetManagedObjects().items()):
+        if str(path) == a.path or str(path).startswith(a.path + '/'):
+            out[str(path)] = {str(i): {str(k): plain(v) for k, v in props.items()} for i, props in ifs.items()}
+    with open(a.out, 'w') as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+    ok('%d objects under %s -> %s' % (len(out), a.path, a.out))
+
+
 # ---------------------------------------------------------------- config template
 
 def cmd_render(a):
@@ -379,6 +394,9 @@ def main():
     s.add_argument('path'), s.add_argument('iface'), s.add_argument('prop'), s.add_argument('value')
     s.add_argument('timeout', type=float)
     s.set_defaults(fn=cmd_dbus_wait)
+    s = sub.add_parser('dbus-tree')
+    s.add_argument('path'), s.add_argument('out')
+    s.set_defaults(fn=cmd_dbus_tree)
     s = sub.add_parser('render')
     s.add_argument('template'), s.add_argument('out')
     s.set_defaults(fn=cmd_render)

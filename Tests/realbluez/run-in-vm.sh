@@ -25,6 +25,7 @@ for f in "$RB_TESTS"/checks/[0-9]*.sh; do
     [ "$sel" = 1 ] || continue
   fi
   say "group $RB_GROUP"
+  RB_SKIP_REASON=
   # shellcheck source=/dev/null
   . "$f"
   if [[ $RB_GROUP == 00-* ]] && [ "$N_FAIL" -gt 0 ]; then
@@ -33,5 +34,5 @@ for f in "$RB_TESTS"/checks/[0-9]*.sh; do
     break
   fi
 done
-RB_GROUP=
+RB_GROUP= RB_SKIP_REASON=
 suite_finish

@@ -20,10 +20,18 @@
 #   stop_pid PID [SECONDS]       SIGTERM, then SIGKILL after SECONDS (default 5); reaps own children
 #   stop_pidfile FILE [SECONDS]  stop_pid on the pid in FILE, then removes FILE
 #   stop_sim DIR                 stops bluez-sim and dbus-daemon (scripts/sim/stop)
+#   DETACH                       (array) `setsid` when available: prefix of background commands
 #   SWIFT_FLAGS                  (array) --scratch-path $SWIFT_SCRATCH_PATH when that is set, for
 #                                every `swift build` / `swift test` of the scripts
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# Prefix for background processes: a new session, so that Ctrl-C in the terminal (SIGINT to the
+# foreground process group) reaches only the script, whose trap then stops them in order.
+# (A background child of a script is not a process group leader, so setsid execs in place and $!
+# stays the process's pid.)
+DETACH=()
+if command -v setsid >/dev/null 2>&1; then DETACH=(setsid); fi
 
 SWIFT_FLAGS=()
 if [ -n "${SWIFT_SCRATCH_PATH:-}" ]; then SWIFT_FLAGS=(--scratch-path "$SWIFT_SCRATCH_PATH"); fi
@@ -69,14 +77,19 @@ port_open() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# A port below the kernel's ephemeral range (32768-60999), so that no outgoing connection takes
+# it between this check and the broker's bind.
 free_port() {
-    if command -v python3 >/dev/null 2>&1; then
-        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' && return 0
-    fi
     local port
     for _ in $(seq 1 200); do
-        port=$((20000 + RANDOM % 40000))
-        port_open "$port" || { echo "$port"; return 0; }
+        port=$((20000 + RANDOM % 12768))
+        if command -v python3 >/dev/null 2>&1; then
+            python3 -c 'import socket, sys; s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$port" \
+                2>/dev/null && { echo "$port"; return 0; }
+        elif ! port_open "$port"; then
+            echo "$port"
+            return 0
+        fi
     done
     die "free_port: no free port found"
 }
@@ -110,7 +123,7 @@ log_type information
 log_type subscribe
 connection_messages true
 CONF
-    "$binary" -c "$dir/mosquitto.conf" </dev/null >/dev/null 2>"$dir/mosquitto.log" &
+    "${DETACH[@]}" "$binary" -c "$dir/mosquitto.conf" </dev/null >/dev/null 2>"$dir/mosquitto.log" &
     pid=$!
     echo "$pid" >"$dir/mosquitto.pid"
     for _ in $(seq 1 200); do
@@ -135,7 +148,7 @@ wait_subscribed() {
 start_sim() {
     local dir=$1
     shift
-    DBUS_SYSTEM_BUS_ADDRESS=$("$ROOT/scripts/sim/start-sim" "$dir" "$@") || return 1
+    DBUS_SYSTEM_BUS_ADDRESS=$("${DETACH[@]}" "$ROOT/scripts/sim/start-sim" "$dir" "$@") || return 1
     export DBUS_SYSTEM_BUS_ADDRESS
 }
 
@@ -158,7 +171,7 @@ stop_pid() {
         done
         pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null
     fi
-    wait "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null || true
     return 0
 }
 

@@ -10,7 +10,10 @@ stack_mosquitto() {
 }
 
 # why the harness has no adapters.env: its own logs say
-harness_roles() { echo "harness: $(tail -n 1 "$RB_OUT/logs/prep.log" 2>/dev/null) / $(tail -n 1 "$RB_OUT/logs/roles.log" 2>/dev/null)"; }
+harness_roles() {
+  echo "harness: $(tail -n 1 "$RB_OUT/logs/prep.log" 2>/dev/null) / $(tail -n 1 "$RB_OUT/logs/roles.log" 2>/dev/null)" \
+       "/ kernel: $(dmesg 2>/dev/null | grep -i -E 'bluetooth|hci' | grep -i -E 'fail|timeout|error' | tail -n 1)"
+}
 
 stack_central_adapter() {
   [ -n "${RB_CENTRAL_ADAPTER:-}" ] || fail "RB_CENTRAL_ADAPTER is not set; $(harness_roles)" || return

@@ -3,6 +3,8 @@
 # 2A37 heart rate measurement notifies ~1 Hz ([0x06|0x08, bpm, energy?]); 2A38 reads 01;
 # 180F/2A19 battery level reads (and notifies) 100, 98, ...
 
+requires_bridge
+
 hr_measurements() {
   local topic=$BASE/$DEV/180d/2a37
   need_bridge || return
@@ -25,6 +27,7 @@ battery_level() {
 }
 
 check hr_measurements hr_measurements
+dump_bluez connected
 check body_sensor_location body_sensor_location
 check battery_level battery_level
 check values_not_retained no_retained "$BASE/$DEV/+/+"

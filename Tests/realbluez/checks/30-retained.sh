@@ -2,6 +2,8 @@
 # SPEC §4: bridge/state, availability and bridge/devices are retained: a fresh
 # subscriber started now (long after they were published) gets them.
 
+requires_bridge
+
 devices_retained() {
   local got
   got=$(retained "$BASE/bridge/devices")
