@@ -39,8 +39,9 @@ final class TestBus: @unchecked Sendable {
     }
 
     deinit {
-        // Process.waitUntilExit spins on a concurrency thread here: signal and let it go.
-        kill(process.processIdentifier, SIGTERM)
+        // Process.waitUntilExit spins on a concurrency thread, and the child may have SIGTERM blocked
+        // (inherited from a Dispatch thread): SIGKILL it and let it go.
+        kill(process.processIdentifier, SIGKILL)
         try? FileManager.default.removeItem(at: dir)
     }
 }
