@@ -48,6 +48,9 @@ enum Commands {
         "ble/\(device)/\(service)/\(characteristic)"
     }
 
+    /// The strap's control point 2A39 as the write log names it (the full 128-bit UUID).
+    static let controlPoint = "00002a39-0000-1000-8000-00805f9b34fb"
+
     /// `ble/c81234567810/180d/{characteristic}` (2a38 readable, 2a39 the control point).
     static func strapTopic(_ characteristic: String) -> String {
         "ble/\(strap)/180d/\(characteristic)"
@@ -128,12 +131,51 @@ struct CommandReply: CustomStringConvertible {
     /// Whether `"transaction"` is the JSON value `expected` (any JSON, compared as parsed).
     func hasTransaction(_ expected: Any) -> Bool {
         guard let transaction else { return false }
-        return (transaction as AnyObject).isEqual(expected)
+        return Commands.jsonEqual(transaction, expected)
+    }
+}
+
+extension Commands {
+    /// Whether two JSON values (as `JSONSerialization` parses them, or Swift literals of
+    /// strings, numbers, booleans, `NSNull`, arrays and dictionaries) are the same JSON.
+    static func jsonEqual(_ a: Any?, _ b: Any?) -> Bool {
+        func canonical(_ value: Any?) -> Data? {
+            guard let value else { return nil }
+            return try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
+        }
+        guard let left = canonical(a), let right = canonical(b) else { return false }
+        return left == right
+    }
+
+    /// Lowercase hex of `bytes`.
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            result.append(digits[Int(byte >> 4)])
+            result.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// `scripts/sim/simctl METHOD ARGS...` against `harness`'s simulator; fails unless it succeeds.
+    static func simctl(_ harness: Harness, _ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = harness.busAddress
+        let (termination, output) = try await ChildProcess.run(
+            "\(Paths.root)/scripts/sim/simctl", arguments, environment: environment, directory: harness.directory,
+            timeout: .seconds(20))
+        try #require(
+            termination == .exited(0), "simctl \(arguments.joined(separator: " ")): \(termination): \(output)",
+            sourceLocation: sourceLocation)
     }
 }
 
 /// One line of bluez-sim's write log: `<unix_ns> <address> <uuid> <type> <offset> <hex>`.
-struct WriteLogEntry: Equatable, CustomStringConvertible {
+struct CommandWriteLogEntry: Equatable, CustomStringConvertible {
     var nanoseconds: UInt64
     var address: String
     var uuid: String
@@ -161,7 +203,7 @@ struct WriteLogEntry: Equatable, CustomStringConvertible {
 
 /// A `mosquitto_sub -V mqttv5 -F '%t|%D|%p'` on some filters: shows each message's topic,
 /// Correlation Data and payload, as a user checking the MQTT v5 response topic would.
-final class V5Subscriber: @unchecked Sendable {
+final class CommandV5Subscriber: @unchecked Sendable {
     struct Message: CustomStringConvertible {
         var topic: String
         /// The Correlation Data as text (empty when the message has none).
@@ -176,7 +218,7 @@ final class V5Subscriber: @unchecked Sendable {
     private init(process: ChildProcess) { self.process = process }
 
     /// Starts the subscriber and returns once the broker's log shows its subscriptions.
-    static func start(_ harness: Harness, filters: [String], timeout: Duration = .seconds(10)) async throws -> V5Subscriber {
+    static func start(_ harness: Harness, filters: [String], timeout: Duration = .seconds(10)) async throws -> CommandV5Subscriber {
         let broker = try #require(harness.broker)
         let clientID = "v5-\(UInt32.random(in: 0...UInt32.max))"
         var arguments = [
@@ -199,7 +241,7 @@ final class V5Subscriber: @unchecked Sendable {
             // The broker's log is a file: poll it at a short interval.
             try await Task.sleep(for: .milliseconds(10))
         }
-        return V5Subscriber(process: process)
+        return CommandV5Subscriber(process: process)
     }
 
     /// Every complete line so far.
@@ -244,7 +286,7 @@ extension Harness {
     /// Publishes `payload` on `{characteristic}/set` and waits for the command's result on
     /// `{characteristic}/result`: the first one published after the command, or, when
     /// `transaction` is given, the first that echoes it.
-    func command(
+    func setCommand(
         _ characteristicTopic: String, _ payload: String, transaction: Any? = nil, timeout: Duration = .seconds(20),
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> CommandReply {
@@ -253,8 +295,8 @@ extension Harness {
     }
 
     /// Publishes `payload` on `{characteristic}/get` and waits for the command's result, as
-    /// ``command(_:_:transaction:timeout:sourceLocation:)`` does.
-    func read(
+    /// ``setCommand(_:_:transaction:timeout:sourceLocation:)`` does.
+    func getCommand(
         _ characteristicTopic: String, _ payload: String = "", transaction: Any? = nil, timeout: Duration = .seconds(20),
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> CommandReply {
@@ -270,24 +312,27 @@ extension Harness {
         try await publish("\(characteristicTopic)/\(operation)", payload)
         let message = try await waitFor("\(characteristicTopic)/result", after: mark, timeout: timeout) { message in
             guard let transaction else { return true }
-            return (message.object?["transaction"] as AnyObject?)?.isEqual(transaction) ?? false
+            return Commands.jsonEqual(message.object?["transaction"], transaction)
         }
         return try CommandReply(message, sourceLocation: sourceLocation)
     }
 
-    /// The results published so far on `{characteristicTopic}/result`, from observer index `after` on.
-    func results(_ characteristicTopic: String, after: Int = 0) throws -> [CommandReply] {
-        try observer.all.dropFirst(after).filter { $0.topic == "\(characteristicTopic)/result" }.map { try CommandReply($0) }
+    /// The results published so far on `{characteristicTopic}/result`, from index `after` on,
+    /// as `observer` (default: the harness's `ble/#` observer) received them.
+    func commandResults(_ characteristicTopic: String, after: Int = 0, observer: MQTTObserver? = nil) throws -> [CommandReply] {
+        try (observer ?? self.observer).all.dropFirst(after).filter { $0.topic == "\(characteristicTopic)/result" }
+            .map { try CommandReply($0) }
     }
 
     /// Waits until at least `count` results were published on `{characteristicTopic}/result`
-    /// after observer index `after`, and returns them.
-    func waitForResults(
-        _ characteristicTopic: String, count: Int, after: Int = 0, timeout: Duration = .seconds(60)
+    /// after index `after` of `observer` (default: the harness's), and returns them.
+    func waitForCommandResults(
+        _ characteristicTopic: String, count: Int, after: Int = 0, observer: MQTTObserver? = nil,
+        timeout: Duration = .seconds(60)
     ) async throws -> [CommandReply] {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let results = try results(characteristicTopic, after: after)
+            let results = try commandResults(characteristicTopic, after: after, observer: observer)
             if results.count >= count { return results }
             guard ContinuousClock.now < deadline else {
                 throw HarnessError(
@@ -300,37 +345,25 @@ extension Harness {
     }
 
     /// The simulator's write log, parsed.
-    var writeLog: [WriteLogEntry] {
-        writesLog.split(separator: "\n").compactMap(WriteLogEntry.init)
+    var writeLogEntries: [CommandWriteLogEntry] {
+        writesLog.split(separator: "\n").compactMap(CommandWriteLogEntry.init)
     }
 
     /// Waits until the write log holds a write of `hex` to `uuid` of `address`, and returns it.
     @discardableResult
-    func waitForWrite(
+    func waitForLoggedWrite(
         _ address: String, _ uuid: String, _ hex: String, timeout: Duration = .seconds(10)
-    ) async throws -> WriteLogEntry {
+    ) async throws -> CommandWriteLogEntry {
         let line = try await waitForLine(in: writesLogPath, timeout: timeout, "\(address) \(uuid) … \(hex)") { line in
-            guard let entry = WriteLogEntry(line) else { return false }
+            guard let entry = CommandWriteLogEntry(line) else { return false }
             return entry.address == address && entry.uuid == uuid && entry.hex == hex
         }
-        return WriteLogEntry(Substring(line))!
-    }
-
-    /// `scripts/sim/simctl METHOD ARGS...` against this test's simulator; fails unless it succeeds.
-    func simctl(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        var environment = ProcessInfo.processInfo.environment
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = busAddress
-        let (termination, output) = try await ChildProcess.run(
-            "\(Paths.root)/scripts/sim/simctl", arguments, environment: environment, directory: directory,
-            timeout: .seconds(20))
-        try #require(
-            termination == .exited(0), "simctl \(arguments.joined(separator: " ")): \(termination): \(output)",
-            sourceLocation: sourceLocation)
+        return CommandWriteLogEntry(Substring(line))!
     }
 
     /// `mosquitto_pub -q 1 -t topic -l < file`: one message per line of `lines` (which must not
     /// hold NUL or newline bytes), in order, over one connection.
-    func publishLines(_ topic: String, _ lines: [[UInt8]], timeout: Duration = .seconds(60)) async throws {
+    func publishEachLine(_ topic: String, _ lines: [[UInt8]], timeout: Duration = .seconds(60)) async throws {
         let path = "\(directory)/lines-\(UInt64.random(in: 0...UInt64.max)).txt"
         var bytes: [UInt8] = []
         for line in lines {
@@ -339,6 +372,7 @@ extension Harness {
             bytes.append(0x0a)
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
         let (termination, output) = try await ChildProcess.run(
             "/bin/sh",
             ["-c", "exec \"$0\" -h 127.0.0.1 -p \"$1\" -q 1 -t \"$2\" -l < \"$3\"", Paths.mosquittoPub, "\(port)", topic, path],
@@ -348,13 +382,13 @@ extension Harness {
         }
     }
 
-    /// Text lines for ``publishLines(_:_:timeout:)``.
-    func publishLines(_ topic: String, _ lines: [String], timeout: Duration = .seconds(60)) async throws {
-        try await publishLines(topic, lines.map { Array($0.utf8) }, timeout: timeout)
+    /// Text lines for ``publishEachLine(_:_:timeout:)``.
+    func publishEachLine(_ topic: String, _ lines: [String], timeout: Duration = .seconds(60)) async throws {
+        try await publishEachLine(topic, lines.map { Array($0.utf8) }, timeout: timeout)
     }
 
     /// `mosquitto_pub -q 1 -t topic -f file`: any bytes as one message.
-    func publishFile(_ topic: String, _ payload: [UInt8]) async throws {
+    func publishPayloadFile(_ topic: String, _ payload: [UInt8]) async throws {
         let path = "\(directory)/payload-\(UInt64.random(in: 0...UInt64.max)).bin"
         try Data(payload).write(to: URL(fileURLWithPath: path))
         defer { unlink(path) }
@@ -368,7 +402,7 @@ extension Harness {
 
     /// `mosquitto_pub -V mqttv5 -q 1 -t topic -m payload -D publish response-topic R
     /// [-D publish correlation-data C]`.
-    func publishV5(_ topic: String, _ payload: String, responseTopic: String, correlationData: String?) async throws {
+    func publishWithResponseTopic(_ topic: String, _ payload: String, responseTopic: String, correlationData: String?) async throws {
         var arguments = [
             "-h", "127.0.0.1", "-p", "\(port)", "-V", "mqttv5", "-q", "1", "-t", topic, "-m", payload,
             "-D", "publish", "response-topic", responseTopic,
@@ -383,7 +417,7 @@ extension Harness {
 }
 
 /// A small deterministic generator (SplitMix64) for reproducible fuzz payloads.
-struct SeededGenerator: RandomNumberGenerator {
+struct CommandFuzzRandom: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) { state = seed }
@@ -395,16 +429,4 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
-}
-
-/// Lowercase hex of `bytes`.
-func hexString(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var result: [UInt8] = []
-    result.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        result.append(digits[Int(byte >> 4)])
-        result.append(digits[Int(byte & 0x0f)])
-    }
-    return String(decoding: result, as: UTF8.self)
 }
