@@ -75,7 +75,7 @@ start_recorder() {
 # start_dbus_monitor: everything org.bluez sends and receives -> $SUITE/dbus-monitor.txt
 # (diagnostics: the order of signals on the real bus, e.g. for bluez-sim)
 start_dbus_monitor() {
-  [ -n "$MONITOR_PID" ] && return 0
+  [ -n "$MONITOR_PID" ] || [ "${RB_DBUS_MONITOR:-1}" = 0 ] && return 0
   command -v dbus-monitor > /dev/null || return 0
   dbus-monitor --system "sender='org.bluez'" "destination='org.bluez'" > "$SUITE/dbus-monitor.txt" 2>&1 &
   MONITOR_PID=$!
@@ -186,6 +186,7 @@ render_config() {
 # wait for bridge/state online
 start_bridge() {
   [ -x "${RB_BRIDGE:-}" ] || fail "no bridge executable at '${RB_BRIDGE:-}' (RB_BRIDGE)" || return
+  ! bridge_alive || fail "the bridge is already running (pid $BRIDGE_PID)" || return
   [ -s "$BRIDGE_CONFIG" ] || render_config || return
   start_recorder || return
   start_dbus_monitor

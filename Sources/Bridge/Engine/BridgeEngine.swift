@@ -22,6 +22,8 @@ actor BridgeEngine {
         case retryDiscovery
         case request(command: String, message: MQTTMessage)
         case reconnectKnown(address: String)
+        /// GATT objects of a device appeared; `count` is how many it had then (see ``scheduleGattCheck(_:)``).
+        case gattCheck(path: String, count: Int)
         case watchdog
         case stop
     }
@@ -137,6 +139,8 @@ actor BridgeEngine {
             await handleRequest(command, message)
         case .reconnectKnown(let address):
             connectKnownPeripherals(only: address)
+        case .gattCheck(let path, let count):
+            if gattObjectCount(path) == count { checkGatt(path) }
         case .watchdog:
             await scanWatchdog()
         case .retryDiscovery:
@@ -167,7 +171,7 @@ actor BridgeEngine {
                 consider(path)
             }
             if ifaces.contains(BlueZ.gattService) || ifaces.contains(BlueZ.gattCharacteristic) {
-                if let dev = devicePath(of: path) { checkGatt(dev) }
+                if let dev = devicePath(of: path), devices[dev] != nil { scheduleGattCheck(dev) }
             }
         case .interfacesRemoved(let path, let ifaces):
             if ifaces.contains(BlueZ.adapter), path == adapterPath {
@@ -234,6 +238,22 @@ actor BridgeEngine {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count >= 4, parts[3].hasPrefix("dev_") else { return nil }
         return "/" + parts[0..<4].joined(separator: "/")
+    }
+
+    /// GATT objects that appear after `ServicesResolved` come one `InterfacesAdded` at a time:
+    /// the device counts as having its GATT objects once none has been added for 250 ms, so that
+    /// it is not subscribed (and reported online) with only the first service exported.
+    private func scheduleGattCheck(_ path: String) {
+        let count = gattObjectCount(path)
+        Task { [inputContinuation] in
+            try? await Task.sleep(for: .milliseconds(250))
+            inputContinuation.yield(.gattCheck(path: path, count: count))
+        }
+    }
+
+    private func gattObjectCount(_ path: String) -> Int {
+        let tree = bluez.tree
+        return tree.services(device: path).reduce(0) { $0 + 1 + tree.characteristics(service: $1.path).count }
     }
 
     private func checkGatt(_ path: String) {
@@ -304,6 +324,8 @@ actor BridgeEngine {
         do {
             try await bluez.startDiscovery(adapter: adapterPath)
             discoveryOurs = true
+            // The watchdog measures the silence of this scan, not the time since the last one.
+            lastAdvertisement = clock.now
             logger.info(
                 "scanning on \(config.bluetooth.adapter) for \(uuids.isEmpty ? "all LE peripherals" : "services " + config.bluetooth.services.map(\.shortForm).joined(separator: ", "))")
         } catch {
@@ -356,7 +378,12 @@ actor BridgeEngine {
     private func scanWatchdog() async {
         let period = config.bluetooth.scanWatchdog ?? .seconds(60)
         guard adapterReady, discoveryWanted, discoveryOurs, discoveryNeeded() else { return }
-        let missing = devices.values.contains { !$0.available } || devices.isEmpty
+        // Missing: a managed device that is not online, or a wanted address (configured or stored)
+        // that is not online, e.g. one BlueZ dropped from its tree, which only the scan finds again.
+        var wanted = knownAddresses
+        for d in config.devices { if case .address(let a) = d.match { wanted.insert(a.description) } }
+        let online = Set(devices.values.filter(\.available).map(\.address.description))
+        let missing = devices.isEmpty || devices.values.contains { !$0.available } || !wanted.isSubset(of: online)
         guard missing, clock.now - lastAdvertisement > period else { return }
         logger.warning("scan watchdog: no advertisement for \(period) while peripherals are missing; restarting the scan")
         lastAdvertisement = clock.now
