@@ -81,7 +81,7 @@ import Testing
         #expect(config.stateFile == nil)
         #expect(config.homeAssistant == BridgeConfig.HomeAssistant(discovery: false, prefix: "homeassistant"))
         #expect(config.commands.timeout == .seconds(10))
-        #expect(config.commands.queue == 32)
+        #expect(config.commands.queue == 1024)
         #expect(config.reconnect.initialDelay == .seconds(1))
         #expect(config.reconnect.maxDelay == .seconds(60))
         #expect(config.devices.isEmpty)
