@@ -115,12 +115,13 @@ typealias Machine = DeviceConnectionStateMachine<FakeInstant>
         #expect(machine.state == .backoff(until: t(31)))
     }
 
-    @Test func inProgressWaitsForConnected() {
+    @Test func inProgressBacksOffAndFollowsTheOtherAttempt() {
         var machine = Machine(configuration: Self.configuration, seed: 1)
         _ = machine.handle(.discovered, now: t(0))
-        #expect(machine.handle(.connectFailed(.inProgress), now: t(1)) == [])
-        #expect(machine.state == .connecting(deadline: t(30)))
-        #expect(machine.handle(.connectedChanged(true), now: t(2)) == [.scheduleTick(at: t(22))])
+        #expect(machine.handle(.connectFailed(.inProgress), now: t(1)) == [.scheduleTick(at: t(2))])
+        #expect(machine.state == .backoff(until: t(2)))
+        // The other attempt succeeds during the backoff: go on to resolving.
+        #expect(machine.handle(.connectedChanged(true), now: t(1.5)) == [.scheduleTick(at: t(21.5))])
     }
 
     @Test func abortByLocalWithoutConnectionBacksOff() {

@@ -285,8 +285,8 @@ struct MQTTClientTests {
         #expect(session == nil)
     }
 
-    @Test("publish is cheap")
-    func publishCost() async throws {
+    @Test("20,000 back-to-back QoS 0 publishes are all accepted (the time is printed, not asserted)")
+    func publishBurstAccepted() async throws {
         let broker = try MosquittoBroker()
         try await broker.start()
         defer { broker.kill() }
@@ -303,9 +303,8 @@ struct MQTTClientTests {
         }
         let perPublish = elapsed / count
         print("MQTT publish: \(perPublish) per QoS 0 message (\(count) messages)")
+        // Speed belongs in BENCHMARKS.md, not in a timed test: only the outcome is checked here.
         #expect(failures == 0)
-        // Generous bound: debug build, 2 shared cores.
-        #expect(perPublish < .microseconds(50))
         await test.client.disconnect()
     }
 }

@@ -329,7 +329,13 @@ actor BridgeEngine {
             logger.info(
                 "scanning on \(config.bluetooth.adapter) for \(uuids.isEmpty ? "all LE peripherals" : "services " + config.bluetooth.services.map(\.shortForm).joined(separator: ", "))")
         } catch {
-            if error.code == .inProgress {
+            if error.code == .inProgress,
+               bluez.tree.properties(path: adapterPath, interface: BlueZ.adapter)?["Discovering"]?.bool == true
+            {
+                // Our own session is still running (its Discovering=false came late): keep it.
+                discoveryOurs = true
+                logger.debug("StartDiscovery: InProgress while discovering; keeping the running scan")
+            } else if error.code == .inProgress {
                 logger.notice("StartDiscovery: InProgress; stopping the scan and retrying")
                 try? await bluez.stopDiscovery(adapter: adapterPath)
                 scheduleDiscoveryRetry(after: .seconds(1))
@@ -341,6 +347,17 @@ actor BridgeEngine {
     }
 
     private var discoveryOurs = false
+    /// Characteristics (address + UUID) whose reads BlueZ refused for lack of pairing.
+    private var unreadable: Set<String> = []
+
+    static func isSecurityRefusal(_ error: BlueZError) -> Bool {
+        if error.code == .notAuthorized || error.code == .authenticationFailed { return true }
+        let m = error.message.lowercased()
+        // ATT: 0x05 insufficient authentication, 0x08 authorization, 0x0c key size, 0x0e unlikely
+        // error (what 5.66 reports after a failed pairing), 0x0f insufficient encryption.
+        for code in ["0x05", "0x08", "0x0c", "0x0e", "0x0f"] where m.contains("att error: \(code)") { return true }
+        return m.contains("authentication") || m.contains("encryption")
+    }
     private var lastAdvertisement = ContinuousClock.now
     private var watchdogTask: Task<Void, Never>?
 
@@ -554,11 +571,20 @@ actor BridgeEngine {
             }
         }
         for p in readPaths {
+            let key = dev.address.description + " " + (tree.characteristic(p)?.uuid ?? p)
+            if unreadable.contains(key) { continue }
             do {
                 let value = try await bluez.readValue(characteristic: p)
                 router.publishRead(path: p, value: value)
             } catch {
-                logger.warning("ReadValue \(p) failed: \(error)")
+                // A characteristic that needs encryption or authentication makes BlueZ try to pair
+                // (and, with no agent, drop the link): never read it again.
+                if Self.isSecurityRefusal(error) {
+                    unreadable.insert(key)
+                    logger.warning("ReadValue \(p) refused (\(error)): it needs pairing; not reading it again")
+                } else {
+                    logger.warning("ReadValue \(p) failed: \(error)")
+                }
             }
         }
         guard let current = devices[path] else { return }
@@ -606,7 +632,9 @@ actor BridgeEngine {
         var list: [JSONValue] = []
         for dev in devices.values.sorted(by: { $0.segment < $1.segment }) {
             let snapshot = tree.device(dev.path)
-            let connected = snapshot?.connected ?? false
+            // BlueZ 5.66 does not always signal Connected=true after Connect (seen on the real
+            // stack): the state machine knows from the Connect reply.
+            let connected = (snapshot?.connected ?? false) || dev.machine.isConnected
             var services: [JSONValue] = []
             if connected && dev.machine.servicesResolved {
                 for s in tree.services(device: dev.path) {
@@ -659,7 +687,7 @@ actor BridgeEngine {
         let all = Array(devices.values)
         let bluez = self.bluez
         let tree = bluez.tree
-        let connectedPaths = all.filter { tree.device($0.path)?.connected == true }.map(\.path)
+        let connectedPaths = all.filter { tree.device($0.path)?.connected == true || $0.machine.isConnected }.map(\.path)
         let logger = self.logger
         let stopScan = discoveryOurs
         let adapter = adapterPath

@@ -68,8 +68,9 @@ public struct BridgeService: Service {
         } onGracefulShutdown: {
             engine.requestStop()
         }
-        await mqtt.disconnect()
+        // D-Bus first: no value can reach the MQTT client once it is gone.
         bus.close()
+        await mqtt.disconnect()
         logger.info("stopped")
     }
 

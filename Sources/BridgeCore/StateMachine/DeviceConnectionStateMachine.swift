@@ -213,7 +213,10 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
                 isConnected = true
                 return enterResolving(now: now)
             case .connectFailed(.inProgress):
-                break  // Another attempt is running: wait for Connected or the deadline.
+                // Another attempt is running: back off briefly and try again; if that attempt
+                // brings Connected=true meanwhile, the backoff state goes on to resolving.
+                failedAttempts += 1
+                return enterBackoff(now: now)
             case .connectFailed(.abortByLocal):
                 failedAttempts += 1
                 if isConnected {

@@ -280,6 +280,7 @@ extension DBusConnection {
             var subscriptions: [Int: Subscription] = [:]
             var methodHandler: (@Sendable (DBusIncomingCall) -> Void)?
             var closed = false
+            var closeRequested = false
             var connected = true
         }
 
@@ -356,6 +357,13 @@ extension DBusConnection {
 
         /// Runs on the I/O thread after each poll.
         private func dispatchAll() -> Bool {
+            if state.withLock({ $0.closeRequested }) {
+                // Close on this thread: libdbus then removes its watches here, never under a poll.
+                dbus_connection_flush(raw)
+                dbus_connection_close(raw)
+                markDisconnected()
+                return false
+            }
             while dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS {
                 _ = dbus_connection_dispatch(raw)
             }
@@ -391,8 +399,19 @@ extension DBusConnection {
                 return was
             }
             guard !wasClosed else { return }
-            dbus_connection_close(raw)
-            loop?.stop()
+            guard let loop, !loop.hasExited, !loop.isCurrentThread else {
+                dbus_connection_close(raw)
+                markDisconnected()
+                return
+            }
+            // The I/O thread closes the connection itself; wait (bounded) until it has.
+            state.withLock { $0.closeRequested = true }
+            loop.wake()
+            var waited = 0
+            while !loop.hasExited && waited < 2000 {
+                usleep(1000)
+                waited += 1
+            }
             markDisconnected()
         }
 

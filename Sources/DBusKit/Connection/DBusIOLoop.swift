@@ -22,6 +22,7 @@ final class DBusIOLoop: @unchecked Sendable {
         var watches: [OpaquePointer] = []
         var timeouts: [Timeout] = []
         var running = true
+        var exited = false
     }
 
     private let state = Locked(State())
@@ -69,6 +70,15 @@ final class DBusIOLoop: @unchecked Sendable {
     }
 
     var isRunning: Bool { state.withLock { $0.running } }
+
+    /// Whether the I/O thread has left its loop.
+    var hasExited: Bool { state.withLock { $0.exited } }
+
+    /// Whether the caller is the I/O thread.
+    var isCurrentThread: Bool {
+        guard let thread else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
 
     // MARK: libdbus hooks (any thread, libdbus's lock may be held: never call back into libdbus here)
 
@@ -184,5 +194,6 @@ final class DBusIOLoop: @unchecked Sendable {
             if !onDispatch() { break }
         }
         onExit()
+        state.withLock { $0.exited = true }
     }
 }
