@@ -188,62 +188,69 @@ def cmd_att(path, hexval, timeout='5'):
     ok('btmon.snoop: %s' % ', '.join('%s %s' % (k, hexval) for k in kinds))
 
 def cmd_dbus_order(path, t0, dev):
-    """First Device1.Connect on dev and first Adapter1.StartDiscovery after t0 (dbus-monitor)."""
+    """The bridge's first call for the peripheral after t0 (Device1.Connect, Adapter1.ConnectDevice,
+    or StartNotify/ReadValue under it when the link was already up) and the first
+    Adapter1.StartDiscovery after t0, from dbus-monitor; fails when the scan came first."""
     t0 = float(t0)
     head = re.compile(r'^method call time=([\d.]+) .*path=([^;]+); interface=([^;]+); member=(\w+)')
-    connect = disc = None
+    first = disc = None
     try:
         for line in open(path, errors='replace'):
             m = head.match(line)
             if not m or float(m.group(1)) < t0:
                 continue
             t, p, i, member = float(m.group(1)), m.group(2), m.group(3), m.group(4)
-            if connect is None and p == dev and i == 'org.bluez.Device1' and member == 'Connect':
-                connect = t
-            if connect is None and i == 'org.bluez.Adapter1' and member == 'ConnectDevice':
-                connect = t
+            if first is None and (
+                    (p == dev and i == 'org.bluez.Device1' and member == 'Connect') or
+                    (i == 'org.bluez.Adapter1' and member == 'ConnectDevice') or
+                    (p.startswith(dev + '/') and member in ('StartNotify', 'ReadValue'))):
+                first = (t, member)
             if disc is None and i == 'org.bluez.Adapter1' and member == 'StartDiscovery':
                 disc = t
     except FileNotFoundError:
         ok('no dbus-monitor capture: D-Bus order not checked')
-    fmt = lambda t: 'none' if t is None else '+%.3fs' % (t - t0)
-    msg = 'D-Bus after the restart: Connect %s, StartDiscovery %s' % (fmt(connect), fmt(disc))
-    if connect is None:
-        ok(msg + ' (no Connect call: the link was still up?)')
-    if disc is not None and disc < connect:
+    rel = lambda t: '+%.3fs' % (t - t0)
+    msg = 'D-Bus after the restart: %s, StartDiscovery %s' % (
+        '%s %s' % (first[1], rel(first[0])) if first else 'no call for the peripheral',
+        rel(disc) if disc is not None else 'none')
+    if first is None:
+        die(msg)
+    if disc is not None and disc < first[0]:
         die(msg + ': StartDiscovery came first')
     ok(msg)
 
 def cmd_log_order(path, start_line, addr):
-    """Line numbers (from start_line) of the first stored-peripheral connect, scan start and
-    connect in the restarted bridge's log; fails unless the stored peripheral is connected
-    before the scan starts."""
+    """In the restarted bridge's log (from start_line): it takes the stored peripheral ("stored
+    peripheral ADDR: ...") and connects it ("connecting to ADDR", or "ADDR: connectedChanged(true)"
+    when the link is still up) before it starts scanning ("scanning on")."""
     lines = open(path, errors='replace').read().splitlines()[int(start_line):]
-    first = {}
+    a = re.escape(addr)
     pats = {
-        'stored': re.compile(r'stored peripheral %s: ' % re.escape(addr)),
-        'connecting': re.compile(r'connecting to %s\b' % re.escape(addr)),
+        'stored': re.compile(r'stored peripheral %s: ' % a),
+        'connect': re.compile(r'connecting to %s\b|%s: connectedChanged\(true\)' % (a, a)),
         'scanning': re.compile(r'scanning on '),
-        'publishing': re.compile(r'stored peripheral %s publishing (\d+) ms after start' % re.escape(addr)),
     }
+    first = {}
     for n, line in enumerate(lines, 1):
         for k, rx in pats.items():
             if k not in first and rx.search(line):
                 first[k] = (n, line)
-    for k in ('stored', 'connecting', 'scanning', 'publishing'):
+    for k in ('stored', 'connect', 'scanning'):
         if k in first:
-            print('%-10s line %d: %s' % (k, first[k][0], first[k][1][:200]))
+            print('%-8s line %d: %s' % (k, first[k][0], first[k][1][:200]))
     if 'stored' not in first:
         die('the restarted bridge never logged "stored peripheral %s: ..." (state file not used?)' % addr)
-    if 'scanning' in first and first['scanning'][0] < first['stored'][0]:
-        die('the restarted bridge started scanning (line %d) before it went for the stored peripheral (line %d)'
-            % (first['scanning'][0], first['stored'][0]))
-    if 'connecting' in first and 'scanning' in first and first['scanning'][0] < first['connecting'][0]:
-        die('the restarted bridge started scanning (line %d) before connecting to %s (line %d)'
-            % (first['scanning'][0], addr, first['connecting'][0]))
-    conn = 'connect at line %d' % first['connecting'][0] if 'connecting' in first else 'no "connecting to" line'
-    scan = 'scan at line %d' % first['scanning'][0] if 'scanning' in first else 'no scan started'
-    ok('stored peripheral taken at line %d, %s, %s' % (first['stored'][0], conn, scan))
+    if 'connect' not in first:
+        die('the restarted bridge never connected to %s' % addr)
+    if 'scanning' in first:
+        for k in ('stored', 'connect'):
+            if first['scanning'][0] < first[k][0]:
+                die('the restarted bridge started scanning (line %d) before it %s %s (line %d)' % (
+                    first['scanning'][0], 'took the stored peripheral' if k == 'stored' else 'connected to',
+                    addr, first[k][0]))
+    ok('log: stored peripheral at line %d, connect at line %d, %s' % (
+        first['stored'][0], first['connect'][0],
+        'scan at line %d' % first['scanning'][0] if 'scanning' in first else 'no scan started'))
 
 def cmd_publishing_ms(path, start_line, addr, timeout):
     rx = re.compile(r'stored peripheral %s publishing (\d+) ms after start' % re.escape(addr))

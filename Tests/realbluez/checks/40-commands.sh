@@ -85,7 +85,7 @@ hr_control_point_ok() {
   r=$(rx_command "$topic/set" 01) || fail "$r" || return
   echo "result: $r"
   json_expect "$r" 'v == {"status": "ok", "op": "write", "response": True}' "result of 01 to 2a39" || return
-  rx_gatt_log "$off" '^Control Point value: 1$' 5 || return
+  rx_gatt_log "$off" '^Control Point value: (dbus\.Byte\()?1\)?$' 5 || return
   rx_gatt_log "$off" '^Energy Expended field reset!' 5 || return
   echo "bare 01 to $topic/set: result ok with response, the peripheral reset the energy expended"
 }
@@ -100,7 +100,7 @@ hr_control_point_gatt_error() {
                     and v["error"]["code"] == "gatt_error"
                     and v["error"]["message"].startswith("org.bluez.Error.Failed")
                     and "0x80" in v["error"]["message"])' "result of 02 to 2a39" || return
-  rx_gatt_log "$off" '^Control Point value: 2$' 5 || return
+  rx_gatt_log "$off" '^Control Point value: (dbus\.Byte\()?2\)?$' 5 || return
   echo "bare 02 to $topic/set: gatt_error '$("$PY" -c 'import json,sys; print(json.loads(sys.argv[1])["error"]["message"])' "$r")'"
 }
 

@@ -60,9 +60,22 @@ recovery_config() {
   echo "state_file $RX_STATE_FILE lists $RB_PERIPH_ADDR (config $RX_RECOVERY_CONFIG)"
 }
 
+# SIGTERM, start again. A link the old bridge left up (90-shutdown's device_disconnected checks
+# that) is taken down first, so that the new bridge has to connect, not just take the link over.
 bridge_restart() {
+  local c out
   [ -n "$RX_RECOVERY_CONFIG" ] || fail "no config with a state_file (see recovery_config)" || return
   stop_bridge TERM 20 || return
+  c=$("${TOOL[@]}" dbus-get "$DEV_PATH" org.bluez.Device1 Connected 2>&1)
+  if [ "$c" = true ]; then
+    echo "NOTE: the bridge exited leaving $RB_PERIPH_ADDR connected; Device1.Disconnect before the restart"
+    echo "link left up by the bridge at exit (before its restart)" >> "$SUITE/recovery.txt"
+    out=$("$PY" -c 'import dbus, sys; dbus.Interface(dbus.SystemBus().get_object("org.bluez", sys.argv[1]), "org.bluez.Device1").Disconnect()' "$DEV_PATH" 2>&1) \
+      || fail "Device1.Disconnect: $out" || return
+    "${TOOL[@]}" dbus-wait "$DEV_PATH" org.bluez.Device1 Connected false 15 || return
+  else
+    echo "$DEV_PATH Connected: $c"
+  fi
   rx_start_bridge "$RX_RECOVERY_CONFIG"
 }
 
@@ -84,10 +97,12 @@ stored_first_value() {
 stored_connect_before_scan() {
   local out
   [ -n "${RX_START_LINE:-}" ] || fail "the bridge was not restarted" || return
-  rx_py log-order "$BRIDGE_LOG" "$RX_START_LINE" "$RB_PERIPH_ADDR" || return
+  local log
+  log=$(rx_py log-order "$BRIDGE_LOG" "$RX_START_LINE" "$RB_PERIPH_ADDR") || fail "$log" || return
+  echo "$log"
   out=$(rx_py dbus-order "$SUITE/dbus-monitor.txt" "$RX_START_T0" "$DEV_PATH") || fail "$out" || return
   echo "$out"
-  echo "stored peripheral taken before any scan: $(rx_py log-order "$BRIDGE_LOG" "$RX_START_LINE" "$RB_PERIPH_ADDR" | tail -n 1); ${out#D-Bus after the restart: }"
+  echo "connected before scanning: ${log##*$'\n'log: }; ${out#D-Bus after the restart: }"
 }
 
 # bluetoothctl disconnect on the central controller: offline, online, values again
