@@ -113,6 +113,8 @@ ble_disconnect_recovers() {
   t0=$(rx_now)
   rx_bluetoothctl 3 "disconnect $RB_PERIPH_ADDR" > "$SUITE/bluetoothctl-disconnect.txt"
   grep -E -i 'disconnect|Controller' "$SUITE/bluetoothctl-disconnect.txt" | head -n 8
+  grep -q 'Successful disconnected' "$SUITE/bluetoothctl-disconnect.txt" \
+    || fail "bluetoothctl did not disconnect $RB_PERIPH_ADDR: $(grep -i -m1 -E 'fail|error|not available' "$SUITE/bluetoothctl-disconnect.txt")" || return
   t_off=$(rx_time_of "$RX_AVAIL" "$t0" offline 20) || fail "$t_off (bluetoothctl: $(grep -i -m1 'disconnect' "$SUITE/bluetoothctl-disconnect.txt"))" || return
   t_on=$(rx_time_of "$RX_AVAIL" "$t_off" online 60) || fail "offline +$(rx_diff "$t_off" "$t0")s, then $t_on; $(device_state)" || return
   rx_wait_after "$RX_HR" "$t_on" 3 20 || return
