@@ -49,6 +49,27 @@ import Testing
         #expect(actual == expected, "flags \(flags.sorted()), response \(String(describing: response))")
     }
 
+    /// `write_types` replace the Flags: a write-only characteristic configured for commands takes them.
+    @Test(arguments: [
+        (requestOnly, Set<WriteType>([.request, .command]), false, Expected.type(.command)),
+        (requestOnly, [.request, .command], nil, .type(.request)),
+        (requestOnly, [.command], nil, .type(.command)),
+        (requestOnly, [.command], true, .error(.unsupportedWriteType)),
+        (both, [.request], false, .error(.unsupportedWriteType)),
+        (none, [.command], false, .type(.command)),
+        (none, [.command], nil, .type(.command)),
+        ([], [.request], true, .type(.request)),
+    ] as [(Set<String>, Set<WriteType>, Bool?, Expected)])
+    func configuredWriteTypes(flags: Set<String>, configured: Set<WriteType>, response: Bool?, expected: Expected) {
+        let actual: Expected
+        do {
+            actual = .type(try WriteTypeDecision.writeType(flags: flags, response: response, configured: configured))
+        } catch {
+            actual = .error(error.code)
+        }
+        #expect(actual == expected, "flags \(flags.sorted()), write_types \(configured.map(\.rawValue).sorted())")
+    }
+
     @Test func writeTypeMeaning() {
         #expect(WriteType.request.withResponse)
         #expect(!WriteType.command.withResponse)

@@ -144,6 +144,22 @@ import Testing
             code: .invalidFormat)
     }
 
+    @Test func badWriteTypes() {
+        let prefix = Self.head + "devices:\n  - match: { name: x }\n    characteristics:\n"
+        expectError(
+            prefix + "      - { uuid: 2a39, write_types: [request, comand] }\n",
+            "bridge.yaml:6:46: unknown write type 'comand' in 'devices[0].characteristics[0].write_types' (known: request, command); did you mean 'command'?",
+            code: .invalidValue)
+        expectError(
+            prefix + "      - { uuid: 2a39, write_types: [] }\n",
+            "bridge.yaml:6:36: 'devices[0].characteristics[0].write_types' must list at least one of request, command",
+            code: .invalidValue)
+        expectError(
+            prefix + "      - { uuid: 2a39, write_types: { a: 1 } }\n",
+            "bridge.yaml:6:36: expected a list for 'devices[0].characteristics[0].write_types', found a mapping",
+            code: .wrongType)
+    }
+
     @Test func multipleDocuments() {
         expectError(
             Self.head + "---\nfoo: 1\n",

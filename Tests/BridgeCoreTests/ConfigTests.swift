@@ -120,6 +120,8 @@ import Testing
                   - { uuid: 180d, name: heart }
                 characteristics:
                   - { uuid: 2a37, format: heart_rate_measurement, poll: 1h }
+                  - { uuid: 2a39, write_types: [request, command] }
+                  - { uuid: 2a3a, write_types: command }
               - match: { address: "aa:bb:cc:dd:ee:ff" }
             """
         let config = try parse(yaml)
@@ -142,6 +144,9 @@ import Testing
         #expect(config.devices[0].name == nil)
         #expect(config.devices[0].services == [.init(uuid: BluetoothUUID(uuid16: 0x180D), name: "heart")])
         #expect(config.devices[0].characteristics[0].poll == .seconds(3600))
+        #expect(config.devices[0].characteristics[0].writeTypes == nil)
+        #expect(config.devices[0].characteristics[1].writeTypes == [.request, .command])
+        #expect(config.devices[0].characteristics[2].writeTypes == [.command])
         #expect(config.devices[1].match == .address(BluetoothAddress("AA:BB:CC:DD:EE:FF")!))
         let polar = config.device(address: BluetoothAddress("11:22:33:44:55:66")!, name: "Polar H10 ABC")
         #expect(polar == config.devices[0])

@@ -176,7 +176,7 @@ need_bridge() {
 
 # render_config: $RB_CONFIG_TEMPLATE (default bridge.yaml.in) -> $BRIDGE_CONFIG
 render_config() {
-  export MQTT_HOST MQTT_PORT RB_CENTRAL_ADAPTER RB_BASE_TOPIC=$BASE RB_STATE_DIR=$SUITE/state
+  export MQTT_HOST MQTT_PORT RB_CENTRAL_ADAPTER RB_PERIPH_ADDR RB_BASE_TOPIC=$BASE RB_STATE_DIR=$SUITE/state
   export RB_LOG_LEVEL=${RB_LOG_LEVEL:-debug}
   mkdir -p "$RB_STATE_DIR"
   "${TOOL[@]}" render "${RB_CONFIG_TEMPLATE:-$RB_TESTS/bridge.yaml.in}" "$BRIDGE_CONFIG"

@@ -138,7 +138,8 @@ final class CommandDispatcher: Sendable {
             }
             let type: WriteType
             do {
-                type = try WriteTypeDecision.writeType(flags: ch.flags, response: w.response)
+                type = try WriteTypeDecision.writeType(
+                    flags: ch.flags, response: w.response, configured: ch.writeTypes)
             } catch {
                 return .failed(op, error: error, transaction: transaction, response: w.response)
             }

@@ -12,6 +12,8 @@ final class DeviceDirectory: @unchecked Sendable {
         var path: String
         var flags: Set<String>
         var format: ValueFormat
+        /// The configured `write_types`, which replace the Flags for writes.
+        var writeTypes: Set<WriteType>?
     }
 
     struct Key: Hashable {

@@ -552,7 +552,9 @@ actor BridgeEngine {
                 router.setRoute(path: ch.path, topic: topic, format: format)
                 commandMap[DeviceDirectory.Key(
                     service: serviceSegment, characteristic: topics.characteristicSegment(uuid, config: dev.config))] =
-                    DeviceDirectory.Characteristic(path: ch.path, flags: ch.flags, format: format)
+                    DeviceDirectory.Characteristic(
+                        path: ch.path, flags: ch.flags, format: format,
+                        writeTypes: dev.config?.characteristic(uuid)?.writeTypes)
                 if ch.canNotify { notifyPaths.append(ch.path) }
                 if ch.canRead { readPaths.append(ch.path) }
                 if let poll = dev.config?.characteristic(uuid)?.poll, ch.canRead { polls.append((ch.path, poll)) }

@@ -9,7 +9,8 @@
 /// - `false`: ``WriteType/command``, which needs `write-without-response`.
 ///
 /// A type the Flags lack fails with `unsupported_write_type`, or with
-/// `not_writable` when the Flags hold neither write flag.
+/// `not_writable` when the Flags hold neither write flag. A characteristic's
+/// configured `write_types` replace what the Flags say about writes.
 ///
 /// Reads need the `read` flag, else `not_readable`.
 public enum WriteTypeDecision {
@@ -24,9 +25,12 @@ public enum WriteTypeDecision {
     /// - Throws: ``CommandError`` with ``CommandErrorCode/notWritable`` when the
     ///   characteristic has neither write flag, ``CommandErrorCode/unsupportedWriteType``
     ///   when it lacks the one asked for.
-    public static func writeType(flags: Set<String>, response: Bool?) throws(CommandError) -> WriteType {
-        let request = flags.contains(writeFlag)
-        let command = flags.contains(writeWithoutResponseFlag)
+    /// - Parameter configured: the characteristic's `write_types`, which take the place of the Flags.
+    public static func writeType(
+        flags: Set<String>, response: Bool?, configured: Set<WriteType>? = nil
+    ) throws(CommandError) -> WriteType {
+        let request = configured.map { $0.contains(.request) } ?? flags.contains(writeFlag)
+        let command = configured.map { $0.contains(.command) } ?? flags.contains(writeWithoutResponseFlag)
         guard request || command else {
             throw CommandError(.notWritable, "the characteristic is not writable")
         }

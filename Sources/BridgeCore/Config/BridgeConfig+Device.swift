@@ -63,16 +63,26 @@ extension BridgeConfig {
         public var format: ValueFormat?
         /// `poll`: read periodically at this interval.
         public var poll: Duration?
+        /// `write_types`: the write types the peripheral accepts (`[request, command]`), overriding
+        /// what its BlueZ `Flags` say; `nil` when not set (the Flags decide).
+        ///
+        /// For devices whose Flags are wrong: many accept Write Commands without announcing
+        /// `write-without-response` (BlueZ sends a `type: command` write whatever the Flags say).
+        public var writeTypes: Set<WriteType>?
 
         /// The configured format, else the SIG default for the UUID.
         public var effectiveFormat: ValueFormat { format ?? .default(for: uuid) }
 
         /// Creates an entry.
-        public init(uuid: BluetoothUUID, name: String? = nil, format: ValueFormat? = nil, poll: Duration? = nil) {
+        public init(
+            uuid: BluetoothUUID, name: String? = nil, format: ValueFormat? = nil, poll: Duration? = nil,
+            writeTypes: Set<WriteType>? = nil
+        ) {
             self.uuid = uuid
             self.name = name
             self.format = format
             self.poll = poll
+            self.writeTypes = writeTypes
         }
     }
 

@@ -481,7 +481,7 @@ struct ConfigDecoder {
         var result: [BridgeConfig.Characteristic] = []
         var seen: [BluetoothUUID: Position?] = [:]
         for entry in try list(value) {
-            let fields = try mapping(entry, known: ["uuid", "name", "format", "poll"])
+            let fields = try mapping(entry, known: ["uuid", "name", "format", "poll", "write_types"])
             guard let uuidNode = fields("uuid") else {
                 throw error(.missingKey, "missing required key 'uuid' in '\(entry.path)'", at: entry.mark)
             }
@@ -509,9 +509,39 @@ struct ConfigDecoder {
                 characteristic.format = format
             }
             if let node = fields("poll") { characteristic.poll = try duration(node) }
+            if let node = fields("write_types") { characteristic.writeTypes = try writeTypes(node) }
             result.append(characteristic)
         }
         return result
+    }
+
+    /// `write_types: [request, command]`: a non-empty list of ``WriteType`` names.
+    func writeTypes(_ value: Located) throws(ConfigError) -> Set<WriteType> {
+        let names = WriteType.allCases.map(\.rawValue)
+        var types = Set<WriteType>()
+        let entries: [Located]
+        if case .scalar = value.node {
+            entries = [value]  // `write_types: command` reads as a list of one
+        } else {
+            entries = try list(value)
+        }
+        for entry in entries {
+            let text = try string(entry)
+            guard let type = WriteType(rawValue: text) else {
+                var message = "unknown write type '\(text)' in '\(value.path)' (known: \(names.joined(separator: ", ")))"
+                if let suggestion = KeySuggestion.closest(to: text, in: names) {
+                    message += "; did you mean '\(suggestion)'?"
+                }
+                throw error(.invalidValue, message, at: entry.mark)
+            }
+            types.insert(type)
+        }
+        guard !types.isEmpty else {
+            throw error(
+                .invalidValue, "'\(value.path)' must list at least one of \(names.joined(separator: ", "))",
+                at: value.mark)
+        }
+        return types
     }
 
     func decodeServices(_ value: Located) throws(ConfigError) -> [BridgeConfig.Service] {

@@ -4,9 +4,11 @@
 #   - the test characteristic 12345678-...def1 (service ...def0; flags read, write,
 #     writable-auxiliaries): a write with response arrives (gatt-server.log prints
 #     "TestCharacteristic Write: [...]", btmon shows an ATT Write Request), a write without
-#     response is carried out when its Flags allow it, else refused, and a read reads it back;
+#     response arrives as an ATT Write Command (write_types in bridge.yaml.in), and a read
+#     reads it back;
 #   - 2A39 heart rate control point: 01 is accepted, 02 fails with ATT error 0x80
-#     (org.bluez.Error.Failed) -> a gatt_error result naming it;
+#     (org.bluez.Error.Failed) -> a gatt_error result naming it; "response": false is refused
+#     with unsupported_write_type (its Flags have only write) and nothing is sent;
 #   - 2A19 battery level: /get answers with raw and value.
 # The bridge maps every service of the peripheral once it connects (it advertises 180D, the
 # suite's filter), so the test service has its topics too. Results are looked up in the
@@ -34,36 +36,45 @@ test_chrc_write_request() {
   echo "$RX_WRITE_REQ written with response: result ok, the peripheral got it as an ATT Write Request"
 }
 
-# "response": false asks for WriteValue type "command". The bridge allows it only when the
-# characteristic's Flags hold write-without-response (SPEC/issue 4: else unsupported_write_type
-# and nothing is written). The example's test characteristic lacks that flag (BlueZ 5.66 itself
-# would still send a Write Command for it), so what is checked follows its Flags.
+# "response": false asks for WriteValue type "command". The test characteristic's Flags lack
+# write-without-response, but bridge.yaml.in lists it with `write_types: [request, command]`
+# (BlueZ 5.66 sends the Write Command anyway and the example peripheral accepts it), so the
+# write must reach the peripheral as an ATT Write Command.
 test_chrc_write_without_response() {
-  local r off path flags
+  local r off path flags att
   need_bridge || return
   path=$(rx_char_path "$RX_TEST_CHR") || fail "$path" || return
   flags=$(rx_flags "$path") || fail "$flags" || return
-  echo "$path Flags: $flags"
+  echo "$path Flags: $flags (bridge.yaml: write_types [request, command])"
   off=$(rx_file_size "$RX_GATT_LOG")
   r=$(rx_command "$RX_TEST_TOPIC/set" "{\"raw\":\"$RX_WRITE_CMD\",\"response\":false,\"transaction\":\"rb-40-w2\"}" '"rb-40-w2"') \
     || fail "$r" || return
   echo "result: $r"
-  if [[ ",$flags," == *,write-without-response,* ]]; then
-    json_expect "$r" 'v == {"status": "ok", "op": "write", "transaction": "rb-40-w2", "response": False}' \
-      "result of the write without response" || return
-    rx_gatt_log "$off" '^TestCharacteristic Write: ' 10 "$RX_WRITE_CMD" || return
-    local att
-    att=$(rx_att "$RX_WRITE_CMD" 5) || fail "$att" || return
-    echo "$att"
-    [[ $att == *"Write Command"* ]] || fail "sent as ${att##*: }, expected an ATT Write Command" || return
-    echo "$RX_WRITE_CMD written without response: result ok, the peripheral got it as an ATT Write Command"
-  else
-    json_expect "$r" '(v["status"] == "error" and v["op"] == "write" and v.get("transaction") == "rb-40-w2"
-                      and v["error"]["code"] == "unsupported_write_type")' \
-      "refusal of the write without response" || return
-    rx_gatt_log "$off" '^TestCharacteristic Write: ' 2 "$RX_WRITE_CMD" --absent || return
-    echo "Flags [$flags] lack write-without-response: refused with unsupported_write_type, nothing reached the peripheral"
-  fi
+  json_expect "$r" 'v == {"status": "ok", "op": "write", "transaction": "rb-40-w2", "response": False}' \
+    "result of the write without response" || return
+  rx_gatt_log "$off" '^TestCharacteristic Write: ' 10 "$RX_WRITE_CMD" || return
+  att=$(rx_att "$RX_WRITE_CMD" 5) || fail "$att" || return
+  echo "$att"
+  [[ $att == *"Write Command"* ]] || fail "sent as ${att##*: }, expected an ATT Write Command" || return
+  echo "$RX_WRITE_CMD written without response: result ok, the peripheral got it as an ATT Write Command"
+}
+
+# 2A39 announces only `write` and has no write_types: "response": false is refused before
+# anything is sent.
+hr_control_point_unsupported_type() {
+  local r off topic=$BASE/$DEV/180d/2a39 path flags
+  need_bridge || return
+  path=$(rx_char_path 00002a39-0000-1000-8000-00805f9b34fb) || fail "$path" || return
+  flags=$(rx_flags "$path") || fail "$flags" || return
+  [[ ",$flags," != *,write-without-response,* ]] || fail "2a39 Flags [$flags] now allow write-without-response" || return
+  off=$(rx_file_size "$RX_GATT_LOG")
+  r=$(rx_command "$topic/set" '{"raw":"01","response":false,"transaction":"rb-40-u"}' '"rb-40-u"') || fail "$r" || return
+  echo "result: $r"
+  json_expect "$r" '(v["status"] == "error" and v["op"] == "write" and v["transaction"] == "rb-40-u"
+                    and v["response"] is False and v["error"]["code"] == "unsupported_write_type")' \
+    "refusal of the write without response to 2a39" || return
+  rx_gatt_log "$off" '^Control Point value: ' 2 --absent || return
+  echo "2a39 Flags [$flags]: response:false refused with unsupported_write_type, nothing reached the peripheral"
 }
 
 test_chrc_read_back() {
@@ -130,4 +141,5 @@ check test_chrc_write_without_response test_chrc_write_without_response
 check test_chrc_read_back test_chrc_read_back
 check hr_control_point_ok hr_control_point_ok
 check hr_control_point_gatt_error hr_control_point_gatt_error
+check hr_control_point_unsupported_type hr_control_point_unsupported_type
 check battery_get battery_get
