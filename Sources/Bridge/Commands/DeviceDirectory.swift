@@ -56,6 +56,16 @@ final class DeviceDirectory: @unchecked Sendable {
         locked { devices[segment]?.characteristics = list }
     }
 
+    /// Adds to (or replaces entries of) a device's characteristics.
+    func addCharacteristics(segment: String, _ list: [Key: Characteristic]) {
+        locked { devices[segment]?.characteristics.merge(list) { $1 } }
+    }
+
+    /// A device's characteristics.
+    func characteristics(segment: String) -> [Key: Characteristic] {
+        locked { devices[segment]?.characteristics ?? [:] }
+    }
+
     func knows(segment: String) -> Bool {
         locked { devices[segment] != nil }
     }

@@ -40,6 +40,14 @@ actor BridgeEngine {
         var tickGeneration = 0
         var pollTasks: [Task<Void, Never>] = []
         var notifying: [String] = []
+        /// Characteristic objects already mapped to topics during this connection.
+        var mapped: Set<String> = []
+        /// When the last GATT object of the device appeared (see ``checkGatt(_:)``).
+        var lastGattObjectAt: ContinuousClock.Instant?
+        /// When `ServicesResolved` last became true.
+        var resolvedAt: ContinuousClock.Instant?
+        /// Whether ``checkGatt(_:)`` already said that some services never appeared.
+        var reportedMissingServices = false
     }
 
     let config: BridgeConfig
@@ -108,6 +116,9 @@ actor BridgeEngine {
         if let stateFile {
             known = stateFile.load()
             knownAddresses = Set(known.peripherals.map(\.address))
+            for p in known.peripherals {
+                for uuid in p.unreadable { unreadable.insert(p.address + " " + uuid) }
+            }
         }
         await bluez.start()
         if !bluez.isAvailable {
@@ -171,7 +182,10 @@ actor BridgeEngine {
                 consider(path)
             }
             if ifaces.contains(BlueZ.gattService) || ifaces.contains(BlueZ.gattCharacteristic) {
-                if let dev = devicePath(of: path), devices[dev] != nil { scheduleGattCheck(dev) }
+                if let dev = devicePath(of: path), devices[dev] != nil {
+                    devices[dev]?.lastGattObjectAt = clock.now
+                    scheduleGattCheck(dev)
+                }
             }
         case .interfacesRemoved(let path, let ifaces):
             if ifaces.contains(BlueZ.adapter), path == adapterPath {
@@ -224,6 +238,10 @@ actor BridgeEngine {
                     feed(path, .connectedChanged(dev.connected))
                 }
                 if changed.contains("ServicesResolved") {
+                    if dev.servicesResolved {
+                        devices[path]?.resolvedAt = clock.now
+                        devices[path]?.reportedMissingServices = false
+                    }
                     feed(path, .servicesResolved(dev.servicesResolved))
                     if dev.servicesResolved { checkGatt(path) }
                 }
@@ -240,13 +258,21 @@ actor BridgeEngine {
         return "/" + parts[0..<4].joined(separator: "/")
     }
 
-    /// GATT objects that appear after `ServicesResolved` come one `InterfacesAdded` at a time:
-    /// the device counts as having its GATT objects once none has been added for 250 ms, so that
-    /// it is not subscribed (and reported online) with only the first service exported.
-    private func scheduleGattCheck(_ path: String) {
+    /// How long no GATT object may have appeared before a device's objects count as complete.
+    static let gattQuietPeriod: Duration = .milliseconds(250)
+    /// How long after `ServicesResolved` to wait for services that `UUIDs` names but that have no
+    /// object yet, before going on without them.
+    static let missingServicesGrace: Duration = .seconds(3)
+    /// The GAP service: BlueZ lists it in `UUIDs` but exports no object for it.
+    static let gapService = "00001800-0000-1000-8000-00805f9b34fb"
+
+    /// BlueZ 5.66 exports GATT objects one `InterfacesAdded` at a time, before or after
+    /// `ServicesResolved` (real stack: up to a second after it). A check runs once none has been
+    /// added for ``gattQuietPeriod`` (see ``checkGatt(_:)``).
+    private func scheduleGattCheck(_ path: String, after delay: Duration = BridgeEngine.gattQuietPeriod) {
         let count = gattObjectCount(path)
         Task { [inputContinuation] in
-            try? await Task.sleep(for: .milliseconds(250))
+            try? await Task.sleep(for: delay)
             inputContinuation.yield(.gattCheck(path: path, count: count))
         }
     }
@@ -256,11 +282,37 @@ actor BridgeEngine {
         return tree.services(device: path).reduce(0) { $0 + 1 + tree.characteristics(service: $1.path).count }
     }
 
+    /// Decides whether a resolved device's GATT objects are complete: `ServicesResolved` is true,
+    /// every service in `UUIDs` (but GAP) has its object (or ``missingServicesGrace`` passed), and
+    /// no object appeared in the last ``gattQuietPeriod``. Objects that appear after the device
+    /// was subscribed are mapped and subscribed on their own (``subscribe(_:onlyNew:)``).
     private func checkGatt(_ path: String) {
-        guard let dev = devices[path] else { return }
-        let present = !bluez.tree.services(device: path).isEmpty
-        if present && !dev.machine.gattObjectsPresent {
+        guard let dev = devices[path], let device = bluez.tree.device(path), device.servicesResolved else { return }
+        let now = clock.now
+        if let last = dev.lastGattObjectAt, last.duration(to: now) < Self.gattQuietPeriod {
+            return  // the check scheduled by the last InterfacesAdded follows
+        }
+        let services = bluez.tree.services(device: path)
+        guard !services.isEmpty else { return }
+        let exported = Set(services.map(\.uuid))
+        let missing = device.uuids.filter { $0 != Self.gapService && !exported.contains($0) }
+        if !missing.isEmpty && !dev.reportedMissingServices {
+            let waited = dev.resolvedAt.map { $0.duration(to: now) } ?? Self.missingServicesGrace
+            if waited < Self.missingServicesGrace {
+                scheduleGattCheck(path)
+                return
+            }
+            devices[path]?.reportedMissingServices = true
+            logger.notice(
+                "\(dev.address): no GATT objects for \(missing.joined(separator: ", ")) \(Int(waited.components.seconds)) s after ServicesResolved; going on without them")
+        }
+        if !dev.machine.gattObjectsPresent {
             feed(path, .gattObjectsPresent)
+        } else if dev.machine.isReady {
+            let unmapped = services.contains { service in
+                bluez.tree.characteristics(service: service.path).contains { !dev.mapped.contains($0.path) }
+            }
+            if unmapped { Task { await self.subscribe(path, onlyNew: true) } }
         }
     }
 
@@ -508,7 +560,7 @@ actor BridgeEngine {
         case .waitForDisconnect:
             logger.debug("\(dev.address): waiting for Connected=false before retrying")
         case .startSubscribing:
-            Task { await self.subscribe(path) }
+            Task { await self.subscribe(path, onlyNew: false) }
         case .publishAvailability(let online):
             devices[path]?.available = online
             directory.setReady(segment: dev.segment, online)
@@ -516,6 +568,7 @@ actor BridgeEngine {
                 for t in dev.pollTasks { t.cancel() }
                 devices[path]?.pollTasks = []
                 devices[path]?.notifying = []
+                devices[path]?.mapped = []
             }
             logger.info("\(dev.address) is \(online ? "online" : "offline")")
             publish(topics.availability(device: dev.segment), online ? "online" : "offline", retain: true)
@@ -532,10 +585,13 @@ actor BridgeEngine {
     }
 
     /// Maps a connected device's characteristics to topics, subscribes to those that notify and
-    /// reads those that are readable.
-    private func subscribe(_ path: String) async {
+    /// reads those that are readable. `onlyNew`: only those not mapped yet during this connection
+    /// (objects BlueZ exported after the device was subscribed); the device stays ready.
+    private func subscribe(_ path: String, onlyNew: Bool) async {
         guard let dev = devices[path] else { return }
         let tree = bluez.tree
+        let known = onlyNew ? dev.mapped : []
+        if !onlyNew { directory.setCharacteristics(segment: dev.segment, [:]) }
         var notifyPaths: [String] = []
         var readPaths: [String] = []
         var polls: [(String, Duration)] = []
@@ -543,7 +599,8 @@ actor BridgeEngine {
         for service in tree.services(device: path) {
             guard let serviceUUID = BluetoothUUID(service.uuid) else { continue }
             let serviceSegment = topics.serviceSegment(serviceUUID, config: dev.config)
-            for ch in tree.characteristics(service: service.path) {
+            for ch in tree.characteristics(service: service.path) where !known.contains(ch.path) {
+                devices[path]?.mapped.insert(ch.path)
                 guard let uuid = BluetoothUUID(ch.uuid) else { continue }
                 let topic = topics.value(
                     device: dev.segment, service: serviceSegment,
@@ -560,6 +617,8 @@ actor BridgeEngine {
                 if let poll = dev.config?.characteristic(uuid)?.poll, ch.canRead { polls.append((ch.path, poll)) }
             }
         }
+        if onlyNew && commandMap.isEmpty { return }
+        directory.addCharacteristics(segment: dev.segment, commandMap)
         var failures = 0
         var started: [String] = []
         for p in notifyPaths {
@@ -590,13 +649,16 @@ actor BridgeEngine {
             }
         }
         guard let current = devices[path] else { return }
-        directory.setCharacteristics(segment: dev.segment, commandMap)
         var charMap: [String: String] = [:]
-        for (k, v) in commandMap {
+        for (k, v) in directory.characteristics(segment: dev.segment) {
             charMap[k.service + "/" + k.characteristic] = tree.characteristic(v.path)?.uuid ?? ""
         }
         remember(current, characteristics: charMap, services: tree.services(device: path).map(\.uuid))
-        devices[path]?.notifying = started
+        if onlyNew {
+            devices[path]?.notifying += started
+        } else {
+            devices[path]?.notifying = started
+        }
         var tasks: [Task<Void, Never>] = []
         for (p, interval) in polls {
             tasks.append(Task { [bluez, router, logger] in
@@ -611,6 +673,12 @@ actor BridgeEngine {
                 }
             })
         }
+        if onlyNew {
+            devices[path]?.pollTasks += tasks
+            logger.info(
+                "\(dev.address): \(commandMap.count) more characteristics appeared: subscribed to \(started.count), read \(readPaths.count)\(failures > 0 ? ", \(failures) refused notifications" : "")")
+            return
+        }
         devices[path]?.pollTasks = tasks
         logger.info(
             "\(dev.address): subscribed to \(started.count) characteristics, read \(readPaths.count)\(failures > 0 ? ", \(failures) refused notifications" : "")")
@@ -618,6 +686,8 @@ actor BridgeEngine {
             feed(path, .subscribeFailed)
         } else {
             feed(path, .subscribed)
+            // Objects that appeared while subscribing were not in the snapshot above.
+            checkGatt(path)
         }
     }
 
@@ -757,9 +827,11 @@ extension BridgeEngine {
     func remember(_ dev: ManagedDevice, characteristics: [String: String], services: [String]) {
         guard let stateFile else { return }
         let name = bluez.tree.device(dev.path).flatMap { $0.name }
+        let prefix = dev.address.description + " "
+        let refused = unreadable.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }.sorted()
         let entry = KnownPeripheral(
             address: dev.address.description, addressType: dev.addressType, name: name, services: services,
-            characteristics: characteristics)
+            characteristics: characteristics, unreadable: refused)
         knownAddresses.insert(entry.address)
         if known.upsert(entry) {
             stateFile.save(known)
@@ -795,6 +867,7 @@ extension BridgeEngine {
             guard let (path, dev) = findDevice(target) else {
                 if command == "forget", let a = BluetoothAddress(target), known.remove(address: a.description) {
                     knownAddresses.remove(a.description)
+                    unreadable = unreadable.filter { !$0.hasPrefix(a.description + " ") }
                     stateFile?.save(known)
                     data.append("device", .string(target))
                     break
@@ -808,6 +881,7 @@ extension BridgeEngine {
                 logger.notice("forgetting \(dev.address) on request")
                 known.remove(address: dev.address.description)
                 knownAddresses.remove(dev.address.description)
+                unreadable = unreadable.filter { !$0.hasPrefix(dev.address.description + " ") }
                 stateFile?.save(known)
                 feed(path, .stopRequested)
                 stopManaging(path)

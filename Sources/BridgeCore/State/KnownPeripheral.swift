@@ -10,17 +10,22 @@ public struct KnownPeripheral: Sendable, Hashable {
     public var services: [String]
     /// Characteristic map the bridge built: topic path (`service/characteristic`) → UUID.
     public var characteristics: [String: String]
+    /// UUIDs (lowercase, full form, sorted) of characteristics whose read BlueZ refused for lack
+    /// of pairing: reading one again would make BlueZ try to pair and drop the link, so the
+    /// bridge does not read them after connecting (a `/get` still does). `forget` clears them.
+    public var unreadable: [String]
 
     /// Creates an entry.
     public init(
         address: String, addressType: String, name: String? = nil, services: [String] = [],
-        characteristics: [String: String] = [:]
+        characteristics: [String: String] = [:], unreadable: [String] = []
     ) {
         self.address = address
         self.addressType = addressType
         self.name = name
         self.services = services
         self.characteristics = characteristics
+        self.unreadable = unreadable
     }
 }
 
@@ -65,7 +70,8 @@ public struct KnownPeripherals: Sendable, Hashable {
             }
             out.append(KnownPeripheral(
                 address: BluetoothAddress(address)!.description, addressType: type, name: item["name"]?.stringValue,
-                services: (item["services"]?.arrayValue ?? []).compactMap(\.stringValue), characteristics: chars))
+                services: (item["services"]?.arrayValue ?? []).compactMap(\.stringValue), characteristics: chars,
+                unreadable: (item["unreadable"]?.arrayValue ?? []).compactMap(\.stringValue)))
         }
         return KnownPeripherals(out)
     }
@@ -82,6 +88,7 @@ public struct KnownPeripherals: Sendable, Hashable {
             var chars = JSONObject()
             for k in p.characteristics.keys.sorted() { chars.append(k, .string(p.characteristics[k]!)) }
             obj.append("characteristics", .object(chars))
+            if !p.unreadable.isEmpty { obj.append("unreadable", .array(p.unreadable.map { .string($0) })) }
             out += JSONValue.object(obj).jsonBytes
             out += Array((i == peripherals.count - 1 ? "\n" : ",\n").utf8)
         }

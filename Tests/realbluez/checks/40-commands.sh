@@ -19,8 +19,8 @@ requires_bridge
 . "$RB_TESTS/lib-extra.sh"
 
 RX_TEST_TOPIC=$BASE/$DEV/$RX_TEST_SVC/$RX_TEST_CHR
-RX_WRITE_REQ=c0ffee01     # written with response, then read back
-RX_WRITE_CMD=c0ffee02     # written without response
+RX_WRITE_REQ=c0ffee01     # written with response
+RX_WRITE_CMD=c0ffee02     # written without response, then read back
 
 test_chrc_write_request() {
   local r off
@@ -83,10 +83,10 @@ test_chrc_read_back() {
   off=$(rx_file_size "$RX_GATT_LOG")
   r=$(rx_command "$RX_TEST_TOPIC/get" '{"transaction":"rb-40-r1"}' '"rb-40-r1"') || fail "$r" || return
   echo "result: $r"
-  json_expect "$r" "v == {'status': 'ok', 'op': 'read', 'transaction': 'rb-40-r1', 'raw': '$RX_WRITE_REQ', 'value': '$RX_WRITE_REQ'}" \
+  json_expect "$r" "v == {'status': 'ok', 'op': 'read', 'transaction': 'rb-40-r1', 'raw': '$RX_WRITE_CMD', 'value': '$RX_WRITE_CMD'}" \
     "result of the read" || return
   rx_gatt_log "$off" '^TestCharacteristic Read: ' 5 || return
-  echo "read back $RX_WRITE_REQ (result raw and value, the hex text where no format applies)"
+  echo "read back $RX_WRITE_CMD, the last write (result raw and value, the hex text where no format applies)"
 }
 
 hr_control_point_ok() {
