@@ -48,6 +48,10 @@ struct BluezSimCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-control"), help: "Do not offer the control interface (org.bluezsim).")
     var noControl = false
 
+    @Flag(name: .customLong("experimental"),
+          help: "Offer the experimental Adapter1.ConnectDevice (bluetoothd -E); without it the method does not exist.")
+    var experimental = false
+
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("unknown log level \(logLevel)")
@@ -96,6 +100,7 @@ struct BluezSimCommand: AsyncParsableCommand {
         options.gattCache = !noGattCache
         options.genericAttributeService = !noGenericAttributeService
         options.stateStore = store
+        options.connectDevice = experimental
         let server = DBusObjectServer(connection: connection, logger: logger)
         let simulator = Simulator(scenario: scenario, server: server, logger: logger, options: options,
                                   notifyLog: notify, writeLog: writes)
@@ -125,6 +130,8 @@ struct BluezSimCommand: AsyncParsableCommand {
         let received = await termination.next()
         logger.info("terminating on signal \(received)")
         watcher.cancel()
+        // Like bluetoothd on SIGTERM: Powered false first, then InterfacesRemoved for every object.
+        await simulator.shutdown()
         await simulator.stop()
         connection.close()
         controlConnection?.close()

@@ -115,7 +115,10 @@ struct KnownPeripheralTests {
         defer { FaultPaths.remove(dir) }
         let stateFile = "\(dir)/peripherals.json"
         let config = "\(dir)/bridge.yaml"
-        try await Harness.with(Self.options(configFile: config, startBridge: false)) { harness in
+        var options = Self.options(configFile: config, startBridge: false)
+        // Adapter1.ConnectDevice exists only in an experimental bluetoothd (-E).
+        if deviceObjectRemoved { options.simulatorArguments = ["--experimental"] }
+        try await Harness.with(options) { harness in
             let offset = try await Self.firstRun(harness, config: config, stateFile: stateFile)
             // No scan result can arrive from now on: the next scan starts stalled.
             try await harness.simControl("StallDiscovery")

@@ -12,6 +12,8 @@ public enum BluezNames {
     public static let gattCharacteristic = "org.bluez.GattCharacteristic1"
     /// `org.bluez.GattDescriptor1`.
     public static let gattDescriptor = "org.bluez.GattDescriptor1"
+    /// `org.bluez.Battery1` (bluetoothd's battery plugin, on the device object).
+    public static let battery = "org.bluez.Battery1"
     /// `org.bluez.AgentManager1`.
     public static let agentManager = "org.bluez.AgentManager1"
     /// `org.bluez.ProfileManager1`.

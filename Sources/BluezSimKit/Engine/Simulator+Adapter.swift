@@ -32,7 +32,8 @@ extension Simulator {
         // The session (and the filter that came with it) ends here, as in bluetoothd.
         a.filters[sender] = nil
         logger.debug("StopDiscovery", metadata: ["adapter": "\(path)", "client": "\(sender)"])
-        if a.discoveryClients.isEmpty { endDiscovery(a) }
+        // BlueZ 5.66 signals Discovering: false twice after StopDiscovery.
+        if a.discoveryClients.isEmpty { endDiscovery(a, signals: 2) }
     }
 
     func setDiscoveryFilter(adapter path: String, sender: String, filter: [String: DBusValue]) throws(DBusError) {
@@ -69,7 +70,7 @@ extension Simulator {
         return base + .nanoseconds(Int64(extra))
     }
 
-    func endDiscovery(_ a: SimulatedAdapter) {
+    func endDiscovery(_ a: SimulatedAdapter, signals: Int = 1) {
         guard a.discovering else { return }
         a.discoveryGeneration &+= 1
         a.discovering = false
@@ -82,7 +83,9 @@ extension Simulator {
                 server.invalidateProperties(path: d.path, interface: BluezNames.device, names)
             }
         }
-        server.setProperties(path: a.path, interface: BluezNames.adapter, ["Discovering": .bool(false)])
+        for _ in 0..<max(signals, 1) {
+            server.setProperties(path: a.path, interface: BluezNames.adapter, ["Discovering": .bool(false)])
+        }
     }
 
     /// The discovery loop of one adapter: reports advertisements of in-range peripherals when due.
@@ -96,7 +99,8 @@ extension Simulator {
             var wake = now + .seconds(1)
             let stalled = a.stalledGeneration == generation
             for d in devices(of: a) {
-                guard d.inRange, d.connection == .disconnected, !stalled else { continue }
+                // Peripherals keep advertising while connected (BlueZ peripherals and btvirt do).
+                guard d.inRange, !stalled else { continue }
                 let due = d.nextAdvertisement ?? (now + firstAdvertisementDelay(d))
                 if due <= now {
                     advertisement(d, adapter: a)
@@ -122,7 +126,15 @@ extension Simulator {
         }
         let previous = server.property(path: d.path, interface: BluezNames.device, name: "RSSI")
         var changes: [String: DBusValue] = [:]
-        if previous != .int16(rssi) { changes["RSSI"] = .int16(rssi) }
+        // A fixed RSSI (127, "not available", as btvirt reports) is signalled again with every
+        // advertisement, as BlueZ 5.66 did in the realbluez VM; a changing one when it changes.
+        if previous != .int16(rssi) || d.spec.rssi == 127 { changes["RSSI"] = .int16(rssi) }
+        // An advertising report sets Name/Alias back to the advertised name (after the GAP name).
+        if let name = d.spec.name, d.currentName != name {
+            d.currentName = name
+            changes["Name"] = .string(name)
+            changes["Alias"] = .string(name)
+        }
         if !d.hasRSSIProperty, let tx = d.spec.txPower { changes["TxPower"] = .int16(tx) }
         d.hasRSSIProperty = true
         if !changes.isEmpty {
@@ -181,6 +193,8 @@ extension Simulator {
         server.removeSubtree(path: d.path)
         d.exported = false
         d.gattExported = false
+        d.gattEpoch &+= 1
+        d.batteryExported = false
         d.servicesResolved = false
         d.temporary = true
         d.paired = false

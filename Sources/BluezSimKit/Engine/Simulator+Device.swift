@@ -53,8 +53,12 @@ extension Simulator {
         }
         d.connection = .connected
         d.stats.connects &+= 1
+        d.linkLossError = BluezError.operationFailed
         if !d.exported { exportDevice(d) }
-        server.setProperties(path: d.path, interface: BluezNames.device, ["Connected": .bool(true)])
+        // BlueZ 5.66 sets Connected without signalling it on the central's device object
+        // (device_add_connection: "already connected"); Get/GetAll report true.
+        server.setProperties(path: d.path, interface: BluezNames.device, ["Connected": .bool(true)],
+                             emit: settings.signalConnected)
         logger.info("connected", metadata: ["address": "\(d.spec.address)"])
         persistKnownDevices()
         let path = d.path
@@ -102,12 +106,19 @@ extension Simulator {
         server.setProperties(path: d.path, interface: BluezNames.device, ["Connected": .bool(false)])
     }
 
-    /// Exports the GATT objects (first connection, or every connection without the cache) and sets
-    /// `ServicesResolved`; notification sessions that survived a disconnect resume. The device's
-    /// ``ResolveBehaviour`` may delay or withhold either.
+    /// Resolves the services of a new connection. At the first connection (no cached GATT objects)
+    /// BlueZ 5.66 on a quiet machine signals `ServicesResolved: true` first and then exports the
+    /// objects one by one in handle order (``ScenarioSettings/gattExportTime``); with
+    /// `gatt_objects_first` they are all exported before it. On a reconnect the cached objects are
+    /// there and only `ServicesResolved` comes (after ``ScenarioSettings/resolveDelayCached``).
+    /// Notification sessions that survived a disconnect resume. The device's ``ResolveBehaviour`` may
+    /// delay or withhold either.
     func resolveServices(device path: String, generation: UInt64) async {
         guard let d0 = devices[path] else { return }
         let behaviour = d0.resolveBehaviour
+        // bluetoothd keeps the GATT database of a known device on disk (`Cache = always`): after a
+        // restart or an adapter re-plug the resolve is a cached one, even before objects exist.
+        let cached = d0.gattExported || (options.gattCache && d0.servicesKnown && behaviour == .normal)
         switch behaviour {
         case .neverResolve:
             logger.info("services will not resolve (injected)", metadata: ["address": "\(d0.spec.address)"])
@@ -115,13 +126,15 @@ extension Simulator {
         case .delayed(let delay):
             await sleep(delay)
         case .normal, .resolvedBeforeGatt:
-            await sleep(d0.spec.resolveDelay ?? settings.resolveDelay)
+            if cached {
+                await sleep(d0.spec.resolveDelayCached ?? settings.resolveDelayCached)
+            } else {
+                await sleep(d0.spec.resolveDelay ?? settings.resolveDelay)
+            }
         }
         guard let d = devices[path], d.linkGeneration == generation, d.connection == .connected else { return }
         if case .resolvedBeforeGatt(let late) = behaviour, !d.gattExported {
-            updateResolvedUUIDs(d)
-            d.servicesResolved = true
-            server.setProperties(path: d.path, interface: BluezNames.device, ["ServicesResolved": .bool(true)])
+            markResolved(d)
             logger.info("services resolved before the GATT objects exist (injected)", metadata: ["address": "\(d.spec.address)"])
             await sleep(late)
             guard d.linkGeneration == generation, d.connection == .connected else { return }
@@ -129,14 +142,68 @@ extension Simulator {
             resumeNotifications(d)
             return
         }
-        if !d.gattExported {
-            updateResolvedUUIDs(d)
-            exportGatt(d)
+        if d.gattExported {
+            markResolved(d)
+            logger.info("services resolved (cached)", metadata: ["address": "\(d.spec.address)"])
+            resumeNotifications(d)
+            return
         }
-        d.servicesResolved = true
-        server.setProperties(path: d.path, interface: BluezNames.device, ["ServicesResolved": .bool(true)])
-        logger.info("services resolved", metadata: ["address": "\(d.spec.address)"])
+        if settings.gattObjectsFirst {
+            exportGatt(d)
+            markResolved(d)
+            logger.info("services resolved", metadata: ["address": "\(d.spec.address)"])
+            resumeNotifications(d)
+            return
+        }
+        markResolved(d)
+        // bluetoothd has registered every object when it signals ServicesResolved (GetManagedObjects is
+        // complete then); only their InterfacesAdded signals trail. The object server here registers an
+        // object when it signals it, so a client that queries ServicesResolved (Get/GetAll) sees true
+        // only once the last object is there: query-driven clients see a complete tree as on the real
+        // stack, signal-driven ones see the real order.
+        server.setProperties(path: d.path, interface: BluezNames.device, ["ServicesResolved": .bool(false)], emit: false)
+        logger.info("services resolved, exporting GATT objects", metadata: ["address": "\(d.spec.address)"])
+        await exportGattGradually(d)
+        guard d.linkGeneration == generation, d.connection == .connected else { return }
+        server.setProperties(path: d.path, interface: BluezNames.device, ["ServicesResolved": .bool(true)], emit: false)
         resumeNotifications(d)
+    }
+
+    /// `ServicesResolved: true` in one `PropertiesChanged` with what bluetoothd learnt over GATT:
+    /// `UUIDs` (every resolved service, with 1800 and 1801), `Name`/`Alias` (the GAP name, when the
+    /// scenario gives one) and `Modalias` (from a PnP ID 2A50). Then bluetoothd's battery plugin adds
+    /// `org.bluez.Battery1` when the device has a Battery Level (180F/2A19).
+    func markResolved(_ d: SimulatedDevice) {
+        var changes: [String: DBusValue] = [:]
+        let uuids = Set(d.spec.advertisedServices).union(d.gatt.resolvedUUIDs).sorted()
+        if server.property(path: d.path, interface: BluezNames.device, name: "UUIDs") != .stringArray(uuids) {
+            changes["UUIDs"] = .stringArray(uuids)
+        }
+        if let gap = d.spec.gapName, d.currentName != gap {
+            d.currentName = gap
+            changes["Name"] = .string(gap)
+            changes["Alias"] = .string(gap)
+        }
+        if let modalias = d.gatt.modalias,
+           server.property(path: d.path, interface: BluezNames.device, name: "Modalias") != .string(modalias) {
+            changes["Modalias"] = .string(modalias)
+        }
+        changes["ServicesResolved"] = .bool(true)
+        d.servicesResolved = true
+        server.setProperties(path: d.path, interface: BluezNames.device, changes)
+        if !d.servicesKnown {
+            d.servicesKnown = true
+            persistKnownDevices()
+        }
+        if let battery = d.gatt.batteryLevel, !d.batteryExported {
+            d.batteryExported = true
+            server.addInterfaces(path: d.path, [
+                DBusInterfaceExport(name: BluezNames.battery, properties: [
+                    "Percentage": .byte(min(battery.value.first ?? 0, 100)),
+                    "Source": .string("GATT Battery Service"),
+                ]),
+            ])
+        }
     }
 
     /// `Device1.UUIDs` gains the resolved services (once; BlueZ then remembers them).
@@ -178,12 +245,18 @@ extension Simulator {
     /// The link is gone (Disconnect done, power off, out of range, dropped): one
     /// `PropertiesChanged {ServicesResolved: false, Connected: false}` as bluetoothd sends it.
     /// `signal: false` tears it down without signals (the device object is about to go).
-    func linkLost(_ d: SimulatedDevice, requested: Bool = false, signal: Bool = true) {
+    /// With the adapter discovering, the signal also carries `RSSI` (the last advertisement's, 127
+    /// from btvirt), as 5.66 sends it. `org.bluez.Battery1` goes away after the signal. Requests still
+    /// waiting for the peripheral fail with `pendingError`.
+    func linkLost(_ d: SimulatedDevice, requested: Bool = false, signal: Bool = true,
+                  pendingError: DBusError = BluezError.operationFailed) {
         d.linkGeneration &+= 1
         let wasUp = d.connection == .connected || d.connection == .disconnecting
         d.connection = .disconnected
         for c in d.gatt.characteristics { c.state.withLock { $0.active = false } }
         // Requests waiting for the peripheral end now ("Operation failed").
+        d.linkLossError = pendingError
+        d.pairingUntil = nil
         if let waiters = linkWaiters[d.path] { for waiter in waiters.values { waiter.cancel() } }
         guard wasUp else { return }
         d.stats.disconnects &+= 1
@@ -194,7 +267,15 @@ extension Simulator {
         var changes: [String: DBusValue] = ["Connected": .bool(false)]
         if d.servicesResolved { changes["ServicesResolved"] = .bool(false) }
         d.servicesResolved = false
+        if d.hasRSSIProperty || adapters[d.adapterPath]?.discovering == true {
+            changes["RSSI"] = .int16(d.rssi)
+            d.hasRSSIProperty = true
+        }
         if signal { server.setProperties(path: d.path, interface: BluezNames.device, changes) }
+        if d.batteryExported {
+            d.batteryExported = false
+            if signal { server.removeInterfaces(path: d.path, names: [BluezNames.battery]) }
+        }
         let dropGatt: Bool
         if case .resolvedBeforeGatt = d.resolveBehaviour { dropGatt = true } else { dropGatt = !options.gattCache }
         if dropGatt && d.gattExported { removeGatt(d) }
@@ -210,6 +291,7 @@ extension Simulator {
         }
         for s in d.gatt.services.reversed() { server.removeSubtree(path: s.path) }
         d.gattExported = false
+        d.gattEpoch &+= 1
     }
 
     func pair(device path: String) async throws(DBusError) {

@@ -123,7 +123,7 @@ extension Simulator {
             "Adapter": .objectPath(d.adapterPath),
             "ServicesResolved": .bool(d.servicesResolved),
         ]
-        if let name = s.name { p["Name"] = .string(name) }
+        if let name = d.currentName { p["Name"] = .string(name) }
         if let appearance = s.appearance { p["Appearance"] = .uint16(appearance) }
         if let rssi {
             p["RSSI"] = .int16(rssi)
@@ -182,25 +182,46 @@ extension Simulator {
 
     // MARK: - GATT
 
+    /// Exports every GATT object of `d` at once.
     func exportGatt(_ d: SimulatedDevice) {
+        for (path, interface) in gattObjects(d) { server.addInterfaces(path: path, [interface]) }
+        d.gattExported = true
+    }
+
+    /// Exports the GATT objects of `d` one `InterfacesAdded` at a time in handle order, spread evenly
+    /// over ``ScenarioSettings/gattExportTime`` (the first after one step), as bluetoothd 5.66 does
+    /// after `ServicesResolved: true` at a first resolve. Stops when the objects are removed meanwhile.
+    func exportGattGradually(_ d: SimulatedDevice) async {
+        let objects = gattObjects(d)
+        d.gattExported = true
+        let epoch = d.gattEpoch
+        let step = objects.isEmpty ? Duration.zero : settings.gattExportTime / objects.count
+        for (path, interface) in objects {
+            await sleep(step)
+            guard devices[d.path] === d, d.exported, d.gattEpoch == epoch else { return }
+            server.addInterfaces(path: path, [interface])
+        }
+    }
+
+    /// The GATT objects of `d` in handle order: each service, its characteristics and descriptors.
+    func gattObjects(_ d: SimulatedDevice) -> [(String, DBusInterfaceExport)] {
         let mtu = d.spec.mtu ?? settings.mtu
+        var out: [(String, DBusInterfaceExport)] = []
         for s in d.gatt.services {
-            server.addInterfaces(path: s.path, [
-                DBusInterfaceExport(name: BluezNames.gattService, properties: [
-                    "UUID": .string(s.uuid),
-                    "Device": .objectPath(d.path),
-                    "Primary": .bool(s.primary),
-                    "Includes": .objectPathArray([]),
-                ]),
-            ])
+            out.append((s.path, DBusInterfaceExport(name: BluezNames.gattService, properties: [
+                "UUID": .string(s.uuid),
+                "Device": .objectPath(d.path),
+                "Primary": .bool(s.primary),
+                "Includes": .objectPathArray([]),
+            ])))
             for c in s.characteristics {
-                server.addInterfaces(path: c.path, [characteristicInterface(c, mtu: mtu)])
+                out.append((c.path, characteristicInterface(c, mtu: mtu)))
                 for desc in c.descriptors {
-                    server.addInterfaces(path: desc.path, [descriptorInterface(desc, characteristic: c)])
+                    out.append((desc.path, descriptorInterface(desc, characteristic: c)))
                 }
             }
         }
-        d.gattExported = true
+        return out
     }
 
     func characteristicInterface(_ c: SimCharacteristic, mtu: UInt16) -> DBusInterfaceExport {
@@ -208,12 +229,12 @@ extension Simulator {
             "UUID": .string(c.uuid),
             "Service": .objectPath(c.servicePath),
             "Value": .bytes([]),
-            "Flags": .stringArray(c.flags),
+            "Flags": .stringArray(c.clientFlags),
             "MTU": .uint16(mtu),
         ]
-        if c.canNotify { p["Notifying"] = .bool(false) }
-        if c.flags.contains("notify") { p["NotifyAcquired"] = .bool(false) }
-        if c.flags.contains("write-without-response") { p["WriteAcquired"] = .bool(false) }
+        if c.canNotify { p["Notifying"] = .bool(c.isActive) }
+        if c.clientFlags.contains("notify") { p["NotifyAcquired"] = .bool(false) }
+        if c.clientFlags.contains("write-without-response") { p["WriteAcquired"] = .bool(false) }
         return DBusInterfaceExport(name: BluezNames.gattCharacteristic, properties: p, methods: [
             "ReadValue": DBusMethod(in: "a{sv}", out: "ay") { [weak self] inv in
                 guard let self else { return [] }

@@ -140,6 +140,8 @@ extension Simulator {
         server.removeSubtree(path: d.path)
         d.exported = false
         d.gattExported = false
+        d.gattEpoch &+= 1
+        d.batteryExported = false
         d.servicesResolved = false
         d.hasRSSIProperty = false
         d.lastSeen = nil

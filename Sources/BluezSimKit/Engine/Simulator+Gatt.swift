@@ -13,6 +13,12 @@ extension Simulator {
         let (d, c) = try characteristic(at: path)
         guard d.connection == .connected else { throw BluezError.failed("Not connected") }
         let offset = try Self.offset(options)
+        try await waitForPairingAttempt(d)
+        if c.needsBond(for: "read") && !d.paired {
+            d.stats.reads &+= 1
+            d.stats.readFailures &+= 1
+            try await pairingFails(d, c)
+        }
         if let pending = pendingReads[c.path] {
             guard pending.offset == offset else { throw BluezError.inProgress }
             return try await pending.task.value.get()
@@ -32,8 +38,10 @@ extension Simulator {
     func finishDelayedRead(characteristic path: String, offset: Int, generation: UInt64) -> Result<[UInt8], DBusError> {
         pendingReads[path] = nil
         // The link dropped while the request was pending: no ATT response (create_gatt_dbus_error(0)).
-        guard let d = owningDevice(of: path), let c = d.gatt.characteristicsByPath[path], d.linkGeneration == generation,
-              d.connection == .connected else { return .failure(BluezError.operationFailed) }
+        guard let d = owningDevice(of: path), let c = d.gatt.characteristicsByPath[path] else {
+            return .failure(BluezError.operationFailed)
+        }
+        guard d.linkGeneration == generation, d.connection == .connected else { return .failure(d.linkLossError) }
         do throws(DBusError) {
             return .success(try peripheralRead(d, c, offset: offset))
         } catch {
@@ -60,7 +68,36 @@ extension Simulator {
         let out = Array(value[offset...])
         // bluetoothd writes what it read into its cache and signals the new Value.
         server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Value": .bytes(out)])
+        if c.isBatteryLevel && offset == 0 { Self.updateBatteryPercentage(server: server, characteristic: c, value: out) }
         return out
+    }
+
+    /// A request to a characteristic that needs encryption, on a device without a bond. The
+    /// peripheral answers Insufficient Encryption; bluetoothd 5.66 then tries to elevate security,
+    /// SMP pairing fails without an agent, and the link drops ``ScenarioSettings/pairingFailureDelay``
+    /// later: `PropertiesChanged {ServicesResolved: false, Connected: false, RSSI}` first, then this
+    /// request fails with `Failed "Operation failed with ATT error: 0x0e"`, and requests made
+    /// meanwhile with `Failed "Not connected"`.
+    func pairingFails(_ d: SimulatedDevice, _ c: SimCharacteristic) async throws(DBusError) -> Never {
+        let generation = d.linkGeneration
+        logger.info("encrypted characteristic without a bond: pairing fails, the link drops", metadata: [
+            "address": "\(d.spec.address)", "uuid": "\(c.uuid)",
+        ])
+        if d.pairingUntil == nil { d.pairingUntil = clock.now + settings.pairingFailureDelay }
+        await waitForPeripheral(device: d.path, max(.zero, d.pairingUntil! - clock.now))
+        if d.linkGeneration == generation && d.connection == .connected {
+            linkLost(d, pendingError: BluezError.failed("Not connected"))
+        }
+        throw BluezError.att(0x0e)
+    }
+
+    /// Requests made while a pairing attempt runs (see ``pairingFails(_:_:)``) wait for its end and
+    /// fail with `Failed "Not connected"` when the link dropped.
+    func waitForPairingAttempt(_ d: SimulatedDevice) async throws(DBusError) {
+        guard let until = d.pairingUntil else { return }
+        let generation = d.linkGeneration
+        await waitForPeripheral(device: d.path, max(.zero, until - clock.now) + .milliseconds(50))
+        guard d.linkGeneration == generation, d.connection == .connected else { throw d.linkLossError }
     }
 
     /// Waits `delay` for a late peripheral, or less when the link of the device at `path` drops first
@@ -115,6 +152,13 @@ extension Simulator {
             // An unknown type matches no procedure.
             throw BluezError.notSupported
         }
+        if effective != "command" {
+            try await waitForPairingAttempt(d)
+            if c.needsBond(for: "write") && !d.paired {
+                d.stats.writeFailures &+= 1
+                try await pairingFails(d, c)
+            }
+        }
         if effective == "command" {
             let mtu = Int(d.spec.mtu ?? settings.mtu)
             if value.count > mtu - 3 { throw BluezError.failed("Failed to initiate write") }
@@ -127,7 +171,7 @@ extension Simulator {
             let generation = d.linkGeneration
             await waitForPeripheral(device: d.path, delay)
             pendingWrites.remove(c.path)
-            guard d.linkGeneration == generation, d.connection == .connected else { throw BluezError.operationFailed }
+            guard d.linkGeneration == generation, d.connection == .connected else { throw d.linkLossError }
         }
         try peripheralWrite(d, c, value: value, offset: offset, type: effective)
     }
@@ -179,6 +223,7 @@ extension Simulator {
         d.stats.writes &+= 1
         writeLog?.append(prefix: Array("\(d.spec.address) \(c.uuid) \(type) \(offset) ".utf8), bytes: value)
         c.store(value, offset: offset)
+        if c.isBatteryLevel { Self.updateBatteryPercentage(server: server, characteristic: c, value: c.value) }
         logger.debug("write", metadata: [
             "address": "\(d.spec.address)", "uuid": "\(c.uuid)", "type": "\(type)", "value": "\(Hex.encode(value))",
         ])

@@ -9,8 +9,9 @@ public struct SimulatorOptions: Sendable {
     /// Keep GATT objects across disconnects (BlueZ 5.66 default `[GATT] Cache = always`). When false,
     /// GATT objects are removed on disconnect and notification sessions end with the link.
     public var gattCache: Bool = true
-    /// Offer the experimental `Adapter1.ConnectDevice` (bluetoothd `-E`).
-    public var connectDevice: Bool = true
+    /// Offer the experimental `Adapter1.ConnectDevice` (bluetoothd `-E`, `bluez-sim --experimental`).
+    /// Debian's bluetoothd runs without it: the method is absent and calls get `UnknownMethod`.
+    public var connectDevice: Bool = false
     /// Wall-clock period of flushing the notification log.
     public var notifyLogFlushInterval: Duration = .milliseconds(50)
     /// Where known devices are remembered across restarts (`--state-dir`); nil: nowhere.
@@ -142,6 +143,28 @@ public actor Simulator {
         ])
     }
 
+    /// What bluetoothd 5.66 does on SIGTERM before it exits: every adapter powers off
+    /// (`Powered: false`, discovery ends, links drop with their signals), then every object is
+    /// removed (`InterfacesRemoved`: GATT objects and devices, then the adapters).
+    public func shutdown() {
+        for path in adapterOrder {
+            guard let a = adapters[path], a.present else { continue }
+            if a.powered {
+                server.setProperties(path: a.path, interface: BluezNames.adapter, ["Powered": .bool(false)])
+                applyPowered(adapter: a.path, false)
+            }
+        }
+        for path in adapterOrder {
+            guard let a = adapters[path], a.present else { continue }
+            for d in devices(of: a) where d.exported {
+                if d.connection != .disconnected { linkLost(d, signal: false) }
+                hideDevice(d)
+            }
+            server.removeSubtree(path: a.path)
+        }
+        logger.info("objects removed (shutdown)")
+    }
+
     /// Stops notifications and housekeeping and flushes the logs.
     public func stop() {
         for t in backgroundTasks { t.cancel() }
@@ -159,7 +182,7 @@ public actor Simulator {
             a.filters[uniqueName] = nil
             if a.discoveryClients.remove(uniqueName) != nil {
                 logger.debug("discovery client left the bus", metadata: ["client": "\(uniqueName)"])
-                if a.discoveryClients.isEmpty { endDiscovery(a) }
+                if a.discoveryClients.isEmpty { endDiscovery(a, signals: 2) }
             }
         }
         for path in deviceOrder {
@@ -222,6 +245,17 @@ public actor Simulator {
         server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Value": .bytes(value)])
         c.notificationCount.add(1, ordering: .relaxed)
         log?.append(prefix: c.logPrefix, bytes: value)
+        if c.isBatteryLevel { updateBatteryPercentage(server: server, characteristic: c, value: value) }
+    }
+
+    /// bluetoothd's battery plugin: `Battery1.Percentage` follows the Battery Level value (signalled
+    /// when it changes, only while the interface is on the device object).
+    static func updateBatteryPercentage(server: DBusObjectServer, characteristic c: SimCharacteristic, value: [UInt8]) {
+        guard let first = value.first else { return }
+        let percentage = DBusValue.byte(min(first, 100))
+        guard let current = server.property(path: c.devicePath, interface: BluezNames.battery, name: "Percentage"),
+              current != percentage else { return }
+        server.setProperties(path: c.devicePath, interface: BluezNames.battery, ["Percentage": percentage])
     }
 }
 

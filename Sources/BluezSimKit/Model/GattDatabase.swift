@@ -2,11 +2,12 @@
 /// attribute table lays them out and paths named the way BlueZ names them.
 ///
 /// Handles 0x0001-0x0007 belong to the GAP service (0x1800), which BlueZ does not export.
-/// When `genericAttributeService` is set, the Generic Attribute service (0x1801) with its
-/// Service Changed characteristic (0x2A05, indicate) follows at 0x0008, as on most real
-/// peripherals and as BlueZ exports it. Scenario services follow. Each characteristic takes
-/// a declaration handle (its path component), a value handle, then one handle per descriptor,
-/// the CCC (0x2902) first for notify/indicate characteristics.
+/// When `genericAttributeService` is set, the Generic Attribute service (0x1801) of a BlueZ 5.66
+/// peripheral follows at 0x0008 with Service Changed (0x2A05, indicate, CCC 0x000b), Client
+/// Supported Features (0x2B29, read/write), Database Hash (0x2B2A, read, 16 bytes) and Server
+/// Supported Features (0x2B3A, read), so scenario services start at 0x0012, as on the realbluez
+/// VM. Each characteristic takes a declaration handle (its path component), a value handle, then
+/// one handle per descriptor, the CCC (0x2902) first for notify/indicate characteristics.
 public struct GattDatabase: Sendable {
     /// Services in handle order.
     public let services: [SimService]
@@ -23,6 +24,10 @@ public struct GattDatabase: Sendable {
         if genericAttributeService {
             services.append(ServiceSpec(uuid: BluetoothUUID.normalize("1801")!, characteristics: [
                 CharacteristicSpec(uuid: BluetoothUUID.normalize("2a05")!, flags: ["indicate"]),
+                CharacteristicSpec(uuid: BluetoothUUID.normalize("2b29")!, flags: ["read", "write"], value: [0x00]),
+                CharacteristicSpec(uuid: BluetoothUUID.normalize("2b2a")!, flags: ["read"],
+                                   value: Self.databaseHash(spec)),
+                CharacteristicSpec(uuid: BluetoothUUID.normalize("2b3a")!, flags: ["read"], value: [0x01]),
             ]))
         } else {
             next = 0x000a
@@ -40,7 +45,8 @@ public struct GattDatabase: Sendable {
                 next &+= 2  // declaration + value
                 let charPath = servicePath + "/" + BluezNames.handleComponent("char", decl)
                 var descs: [SimDescriptor] = []
-                let notifies = c.flags.contains("notify") || c.flags.contains("indicate")
+                let clientFlags = SimCharacteristic.clientFlags(c.flags)
+                let notifies = clientFlags.contains("notify") || clientFlags.contains("indicate")
                 if notifies && !c.descriptors.contains(where: { $0.uuid == ccc }) {
                     descs.append(SimDescriptor(uuid: ccc, handle: next, characteristicPath: charPath,
                                                value: [0, 0], flags: ["read", "write"]))
@@ -51,8 +57,9 @@ public struct GattDatabase: Sendable {
                                                value: d.value, flags: d.flags))
                     next &+= 1
                 }
+                let battery = s.uuid == BluetoothUUID.normalize("180f") && c.uuid == BluetoothUUID.normalize("2a19")
                 chars.append(SimCharacteristic(spec: c, handle: decl, servicePath: servicePath, address: spec.address,
-                                               descriptors: descs, seed: seed))
+                                               descriptors: descs, seed: seed, isBatteryLevel: battery))
             }
             built.append(SimService(path: servicePath, uuid: s.uuid, primary: s.primary, handle: start,
                                     characteristics: chars))
@@ -68,6 +75,42 @@ public struct GattDatabase: Sendable {
         }
         self.characteristicsByPath = byPath
         self.descriptorsByPath = descByPath
+    }
+
+    /// A stand-in for the Database Hash (0x2B2A): 16 bytes derived from the scenario's services and
+    /// characteristics (FNV-1a), so it changes when the database does.
+    static func databaseHash(_ spec: PeripheralSpec) -> [UInt8] {
+        var text = ""
+        for s in spec.services {
+            text += s.uuid + ";"
+            for c in s.characteristics { text += c.uuid + ":" + c.flags.joined(separator: ",") + ";" }
+        }
+        var out: [UInt8] = []
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for round in 0..<2 {
+            h ^= UInt64(round)
+            for b in text.utf8 {
+                h ^= UInt64(b)
+                h = h &* 0x0000_0100_0000_01b3
+            }
+            for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: h >> (8 * UInt64(i)))) }
+        }
+        return out
+    }
+
+    /// `Device1.Modalias` from a PnP ID characteristic (2A50: source, vendor, product, version;
+    /// source 1 = Bluetooth SIG, 2 = USB), as bluetoothd's deviceinfo plugin sets it.
+    public var modalias: String? {
+        guard let c = characteristics.first(where: { $0.uuid == BluetoothUUID.normalize("2a50") }) else { return nil }
+        let v = c.value
+        guard v.count >= 7, v[0] == 1 || v[0] == 2 else { return nil }
+        func hex(_ lo: UInt8, _ hi: UInt8) -> String { Hex.encode([hi, lo]).uppercased() }
+        return (v[0] == 1 ? "bluetooth" : "usb") + ":v" + hex(v[1], v[2]) + "p" + hex(v[3], v[4]) + "d" + hex(v[5], v[6])
+    }
+
+    /// The Battery Level characteristic (2A19 of 180F), if the peripheral has one.
+    public var batteryLevel: SimCharacteristic? {
+        characteristics.first { $0.isBatteryLevel }
     }
 
     /// Every characteristic in handle order.

@@ -1,8 +1,9 @@
 /// How a device's services resolve after it connects (control `SetResolveBehaviour`).
 public enum ResolveBehaviour: Sendable, Equatable, CustomStringConvertible {
-    /// GATT objects and `ServicesResolved` after the scenario's `resolve_delay`.
+    /// The scenario's resolve: `ServicesResolved` after `resolve_delay` (`resolve_delay_cached` on a
+    /// reconnect), the GATT objects after it (first resolve) or before it (`gatt_objects_first`).
     case normal
-    /// GATT objects and `ServicesResolved` after this delay instead.
+    /// As ``normal``, with `ServicesResolved` after this delay instead.
     case delayed(Duration)
     /// `ServicesResolved` becomes true after `resolve_delay`, the GATT objects appear this much later.
     /// GATT objects are dropped on every disconnect in this mode, so each connection shows it.

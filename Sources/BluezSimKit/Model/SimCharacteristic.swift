@@ -28,8 +28,17 @@ public final class SimCharacteristic: Sendable {
     public let path: String
     /// Full 128-bit UUID.
     public let uuid: String
-    /// BlueZ flag names.
+    /// BlueZ flag names as the scenario declares them: the peripheral's permissions (`encrypt-read`, ...).
     public let flags: [String]
+    /// `GattCharacteristic1.Flags` as a BlueZ 5.66 client sees them: the ATT properties only, so
+    /// `encrypt-read`/`secure-read`/... show as `read` (likewise write, notify, indicate) and
+    /// `authorize` not at all.
+    public let clientFlags: [String]
+    /// True for the Battery Level characteristic (0x2A19) of a Battery service (0x180F): its value
+    /// feeds `org.bluez.Battery1.Percentage`.
+    public let isBatteryLevel: Bool
+    /// The object path of the owning device.
+    public let devicePath: String
     /// The characteristic declaration handle (used in the path).
     public let handle: UInt16
     /// The owning service's object path.
@@ -49,9 +58,12 @@ public final class SimCharacteristic: Sendable {
     let notificationCount = Atomic<UInt64>(0)
 
     init(spec: CharacteristicSpec, handle: UInt16, servicePath: String, address: String,
-         descriptors: [SimDescriptor], seed: UInt64) {
+         descriptors: [SimDescriptor], seed: UInt64, isBatteryLevel: Bool = false) {
         self.uuid = spec.uuid
         self.flags = spec.flags
+        self.clientFlags = Self.clientFlags(spec.flags)
+        self.isBatteryLevel = isBatteryLevel
+        self.devicePath = String(servicePath[..<(servicePath.lastIndex(of: "/") ?? servicePath.endIndex)])
         self.handle = handle
         self.servicePath = servicePath
         self.path = servicePath + "/" + BluezNames.handleComponent("char", handle)
@@ -70,8 +82,32 @@ public final class SimCharacteristic: Sendable {
         self.state = Mutex(State(value: initial, generator: gen, faults: spec.faults))
     }
 
-    /// True for `notify` or `indicate`.
-    public var canNotify: Bool { flags.contains("notify") || flags.contains("indicate") }
+    /// True for `notify` or `indicate` (also their encrypted variants).
+    public var canNotify: Bool { clientFlags.contains("notify") || clientFlags.contains("indicate") }
+
+    /// The ATT properties a client sees for the scenario's `flags` (see ``clientFlags``), in order,
+    /// without duplicates.
+    public static func clientFlags(_ flags: [String]) -> [String] {
+        var out: [String] = []
+        for f in flags {
+            var mapped: String? = f
+            for op in ["read", "write", "notify", "indicate"] where f != op && f.hasSuffix("-" + op)
+                && (f.hasPrefix("encrypt-") || f.hasPrefix("secure-")) {
+                mapped = op
+            }
+            if f == "authorize" { mapped = nil }
+            if let mapped, !out.contains(mapped) { out.append(mapped) }
+        }
+        return out
+    }
+
+    /// True when `operation` (`read`/`write`) needs an encrypted link: the flags give only an
+    /// `encrypt-`/`secure-` variant of it, no plain one.
+    public func needsBond(for operation: String) -> Bool {
+        !flags.contains(operation) && flags.contains {
+            $0.hasSuffix("-" + operation) && ($0.hasPrefix("encrypt-") || $0.hasPrefix("secure-"))
+        }
+    }
 
     /// The current peripheral-side value.
     public var value: [UInt8] { state.withLock { $0.value } }

@@ -52,6 +52,17 @@ final class SimulatedDevice {
     var resolveBehaviour: ResolveBehaviour = .normal
     /// Counters for `GetStats`.
     var stats = DeviceStats()
+    /// `Device1.Name` now: the advertised name, or the GAP name read over GATT after a resolve
+    /// (until the next advertisement).
+    var currentName: String?
+    /// Bumped whenever the GATT objects are removed, so an export in progress stops.
+    var gattEpoch: UInt64 = 0
+    /// What requests still waiting for the peripheral get when the link drops.
+    var linkLossError = BluezError.operationFailed
+    /// While a pairing attempt for an encrypted characteristic runs: when it fails (the link drops).
+    var pairingUntil: ContinuousClock.Instant?
+    /// `org.bluez.Battery1` is on the device object.
+    var batteryExported = false
 
     init(spec: PeripheralSpec, adapterPath: String, settings: ScenarioSettings, genericAttributeService: Bool) {
         self.spec = spec
@@ -62,12 +73,13 @@ final class SimulatedDevice {
         self.inRange = spec.inRange
         self.paired = spec.paired
         self.rssi = spec.rssi
+        self.currentName = spec.name
         self.random = SimRandom(seed: settings.seed, text: "rssi" + spec.address)
     }
 
     /// The alias BlueZ shows: the name, else the address with dashes.
     var alias: String {
-        spec.name ?? String(spec.address.map { $0 == ":" ? "-" : $0 })
+        currentName ?? String(spec.address.map { $0 == ":" ? "-" : $0 })
     }
 
     /// The next RSSI of a bounded random walk around the scenario's mean.

@@ -28,12 +28,32 @@ public struct ScenarioSettings: Sendable {
     /// A never-connected ("temporary") device object is removed when it has not been seen for this long
     /// and its adapter is not discovering (BlueZ's TemporaryTimeout, 30 s).
     public var temporaryTimeout: Duration = .seconds(30)
-    /// From `Connect` until `Connected` becomes true.
-    public var connectDelay: Duration = .milliseconds(50)
-    /// From `Connected` until the GATT objects are exported and `ServicesResolved` becomes true.
-    public var resolveDelay: Duration = .milliseconds(200)
-    /// From `Disconnect` until the device is disconnected.
-    public var disconnectDelay: Duration = .milliseconds(50)
+    /// From `Connect` until `Connected` becomes true (and `Connect` returns): 0.55 s, what BlueZ 5.66
+    /// took on a quiet machine (realbluez VM).
+    public var connectDelay: Duration = .milliseconds(550)
+    /// From `Connected` until `ServicesResolved` becomes true at the first connection of a device
+    /// (full discovery; BlueZ 5.66: 1.2 s).
+    public var resolveDelay: Duration = .milliseconds(1200)
+    /// From `Connected` until `ServicesResolved` becomes true when the GATT objects are cached from an
+    /// earlier connection (BlueZ 5.66: 0.4-0.5 s).
+    public var resolveDelayCached: Duration = .milliseconds(450)
+    /// At a first resolve, the GATT objects follow `ServicesResolved: true`, one `InterfacesAdded` per
+    /// object in handle order, spread evenly over this time (BlueZ 5.66: the first 36 ms, the last
+    /// 0.9 s after `ServicesResolved`).
+    public var gattExportTime: Duration = .milliseconds(300)
+    /// Export every GATT object at once *before* `ServicesResolved: true` (the order BlueZ shows under
+    /// load, and the simulator's behaviour before it mirrored the quiet-machine order).
+    public var gattObjectsFirst: Bool = false
+    /// Emit `PropertiesChanged {Connected: true}` when `Connect`/`ConnectDevice` succeeds. BlueZ 5.66
+    /// does not (the property is true, but no signal); true restores the old simulator behaviour.
+    public var signalConnected: Bool = false
+    /// From `Disconnect` until the device is disconnected (and `Disconnect` returns). BlueZ 5.66 waits
+    /// for its `DISCONNECT_TIMER` (2 s, device.c) before it asks the controller to disconnect; the
+    /// realbluez VM took 2.5 s in all (the rest is TCG-slow HCI).
+    public var disconnectDelay: Duration = .seconds(2)
+    /// Reading or writing a characteristic that needs encryption on a device without a bond: the
+    /// pairing attempt fails and the link drops after this long (BlueZ 5.66: 0.3-2.5 s).
+    public var pairingFailureDelay: Duration = .milliseconds(300)
     /// How long a connection attempt to a peripheral that is not in range takes to fail.
     public var connectTimeout: Duration = .seconds(5)
     /// The ATT MTU reported by `GattCharacteristic1.MTU`.
@@ -121,6 +141,11 @@ public struct PeripheralSpec: Sendable {
     public var connectDelay: Duration?
     /// Per-device override of ``ScenarioSettings/resolveDelay``.
     public var resolveDelay: Duration?
+    /// Per-device override of ``ScenarioSettings/resolveDelayCached``.
+    public var resolveDelayCached: Duration?
+    /// The GAP Device Name (0x2A00) read over GATT: `Name`/`Alias` become it once services resolve,
+    /// until the next advertisement (BlueZ 5.66); nil: the advertised name.
+    public var gapName: String?
     /// Per-device override of ``ScenarioSettings/disconnectDelay``.
     public var disconnectDelay: Duration?
     /// Per-device ATT MTU.

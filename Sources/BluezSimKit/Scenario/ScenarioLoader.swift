@@ -97,7 +97,8 @@ struct ScenarioReader {
     func settings(_ node: Node) throws(ScenarioError) -> ScenarioSettings {
         let m = try mapping(node, "settings", keys: [
             "advertise_delay", "advertise_jitter", "rssi_interval", "temporary_timeout", "connect_delay",
-            "resolve_delay", "disconnect_delay", "connect_timeout", "mtu", "strict_write_command", "seed",
+            "resolve_delay", "resolve_delay_cached", "gatt_export_time", "gatt_objects_first", "signal_connected",
+            "disconnect_delay", "pairing_failure_delay", "connect_timeout", "mtu", "strict_write_command", "seed",
         ])
         var s = ScenarioSettings()
         if let n = m["advertise_delay"] { s.advertiseDelay = try duration(n) }
@@ -106,6 +107,11 @@ struct ScenarioReader {
         if let n = m["temporary_timeout"] { s.temporaryTimeout = try duration(n) }
         if let n = m["connect_delay"] { s.connectDelay = try duration(n) }
         if let n = m["resolve_delay"] { s.resolveDelay = try duration(n) }
+        if let n = m["resolve_delay_cached"] { s.resolveDelayCached = try duration(n) }
+        if let n = m["gatt_export_time"] { s.gattExportTime = try duration(n) }
+        if let n = m["gatt_objects_first"] { s.gattObjectsFirst = try bool(n) }
+        if let n = m["signal_connected"] { s.signalConnected = try bool(n) }
+        if let n = m["pairing_failure_delay"] { s.pairingFailureDelay = try duration(n) }
         if let n = m["disconnect_delay"] { s.disconnectDelay = try duration(n) }
         if let n = m["connect_timeout"] { s.connectTimeout = try duration(n) }
         if let n = m["mtu"] { s.mtu = try mtu(n) }
@@ -140,7 +146,8 @@ struct ScenarioReader {
         let m = try mapping(node, "device", keys: [
             "name", "address", "address_type", "adapter", "rssi", "tx_power", "appearance", "advertise",
             "manufacturer_data", "service_data", "advertising_flags", "known", "paired", "trusted", "in_range",
-            "advertise_delay", "connect_delay", "resolve_delay", "disconnect_delay", "mtu", "count", "services",
+            "advertise_delay", "connect_delay", "resolve_delay", "resolve_delay_cached", "disconnect_delay", "mtu",
+            "count", "services", "gap_name",
         ])
         guard let addressNode = m["address"] else { throw fail(node, "device needs an address") }
         var spec = PeripheralSpec(address: try address(addressNode))
@@ -173,6 +180,8 @@ struct ScenarioReader {
         if let n = m["advertise_delay"] { spec.advertiseDelay = try duration(n) }
         if let n = m["connect_delay"] { spec.connectDelay = try duration(n) }
         if let n = m["resolve_delay"] { spec.resolveDelay = try duration(n) }
+        if let n = m["resolve_delay_cached"] { spec.resolveDelayCached = try duration(n) }
+        if let n = m["gap_name"] { spec.gapName = try string(n) }
         if let n = m["disconnect_delay"] { spec.disconnectDelay = try duration(n) }
         if let n = m["mtu"] { spec.mtu = try mtu(n) }
         if let n = m["services"] {
