@@ -103,6 +103,8 @@ def main():
         err = error_of(lambda: ad.ConnectDevice({'Address': ADDR, 'AddressType': 'public'}))
         check('ConnectDevice absent from introspection', 'ConnectDevice' not in xml)
         check('ConnectDevice: UnknownMethod', err is not None and err[0] == 'org.freedesktop.DBus.Error.UnknownMethod', str(err))
+        check('ConnectDevice: libdbus\'s message',
+              err is not None and err[1].rstrip('\n') == 'Method "ConnectDevice" with signature "a{sv}" on interface "org.bluez.Adapter1" doesn\'t exist', str(err))
 
     # --- discovery: RSSI 127 in InterfacesAdded and again every rssi_interval (2 s)
     ad.SetDiscoveryFilter({'UUIDs': dbus.Array(['180d'], signature='s'), 'Transport': 'le'})

@@ -675,6 +675,7 @@ actor BridgeEngine {
         }
         if onlyNew {
             devices[path]?.pollTasks += tasks
+            publishDevices()  // its services may have grown
             logger.info(
                 "\(dev.address): \(commandMap.count) more characteristics appeared: subscribed to \(started.count), read \(readPaths.count)\(failures > 0 ? ", \(failures) refused notifications" : "")")
             return

@@ -165,11 +165,18 @@ public final class DBusObjectServer: Sendable {
             } else if call.member == "GetMachineId" {
                 call.reply([.string("00000000000000000000000000000000")])
             } else {
-                call.replyError(DBusError(DBusError.Name.unknownMethod, "unknown method \(call.member)"))
+                call.replyError(Self.unknownMethod(call))
             }
         default:
             handleMethod(call)
         }
+    }
+
+    /// libdbus's own answer to a call nobody handles (what a bluetoothd without the method says).
+    static func unknownMethod(_ call: DBusIncomingCall) -> DBusError {
+        DBusError(
+            DBusError.Name.unknownMethod,
+            "Method \"\(call.member)\" with signature \"\(call.signature)\" on interface \"\(call.interface)\" doesn't exist\n")
     }
 
     private func handleMethod(_ call: DBusIncomingCall) {
@@ -181,15 +188,14 @@ public final class DBusObjectServer: Sendable {
                 for name in obj.order {
                     if let m = obj.interfaces[name]?.export.methods[call.member] { return .success(m) }
                 }
-                return .failure(DBusError(DBusError.Name.unknownMethod, "unknown method \(call.member)"))
+                return .failure(Self.unknownMethod(call))
             }
             guard let iface = obj.interfaces[call.interface] else {
                 return .failure(
                     DBusError(DBusError.Name.unknownInterface, "no interface \(call.interface) at \(call.path)"))
             }
             guard let m = iface.export.methods[call.member] else {
-                return .failure(
-                    DBusError(DBusError.Name.unknownMethod, "unknown method \(call.interface).\(call.member)"))
+                return .failure(Self.unknownMethod(call))
             }
             return .success(m)
         }
