@@ -100,7 +100,7 @@ def main():
     if args.experimental:
         check('ConnectDevice introspected (--experimental)', 'ConnectDevice' in xml)
     else:
-        err = error_of(lambda: ad.ConnectDevice({'Address': ADDR, 'AddressType': 'public'}))
+        err = error_of(lambda: ad.ConnectDevice(dbus.Dictionary({'Address': ADDR, 'AddressType': 'public'}, signature='sv')))
         check('ConnectDevice absent from introspection', 'ConnectDevice' not in xml)
         check('ConnectDevice: UnknownMethod', err is not None and err[0] == 'org.freedesktop.DBus.Error.UnknownMethod', str(err))
         check('ConnectDevice: libdbus\'s message',

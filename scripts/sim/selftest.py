@@ -195,9 +195,15 @@ def main():
     edev = dbus.Interface(bus.get_object(B, echo_path), DEV)
     edevp = dbus.Interface(bus.get_object(B, echo_path), PROPS)
     edev.Connect()
-    spin(lambda: bool(edevp.Get(DEV, 'ServicesResolved')), 5)
-    objs = om.GetManagedObjects()
-    ech = {str(v[CHRC]['UUID']): str(p) for p, v in objs.items() if str(p).startswith(echo_path) and CHRC in v}
+    spin(lambda: bool(edevp.Get(DEV, 'ServicesResolved')), 15)
+
+    def echo_chars():
+        objs = om.GetManagedObjects()
+        return {str(v[CHRC]['UUID']): str(p) for p, v in objs.items() if str(p).startswith(echo_path) and CHRC in v}
+    # Objects trail ServicesResolved at a first resolve (like BlueZ 5.66): wait for the last one.
+    spin(lambda: all(u in echo_chars() for u in (ECHO_N, ECHO_W, ECHO_C)), 15)
+    ech = echo_chars()
+    check('echo characteristics exported', all(u in ech for u in (ECHO_N, ECHO_W, ECHO_C)), str(sorted(ech)))
     C(ech[ECHO_N]).StartNotify()
     spin(lambda: any(e[0] == 'PropertiesChanged' and e[1] == ech[ECHO_N] and e[2][1].get('Notifying') for e in events), 2)
     mark = len(events)
