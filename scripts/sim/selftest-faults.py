@@ -20,50 +20,15 @@ import dbus
 import dbus.mainloop.glib
 from gi.repository import GLib
 
-dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from simtest import *  # noqa: E402,F401,F403
 
-B = 'org.bluez'
-OM = 'org.freedesktop.DBus.ObjectManager'
-PROPS = 'org.freedesktop.DBus.Properties'
+
 ADAPTER, DEV, CHRC = 'org.bluez.Adapter1', 'org.bluez.Device1', 'org.bluez.GattCharacteristic1'
 CTL_NAME, CTL_PATH, CTL_IFACE = 'org.bluezsim', '/org/bluezsim', 'org.bluezsim.Control1'
 HR, ECHO, ENV = 'C8:12:34:56:78:9A', 'D0:5A:00:00:EC:01', 'E4:5F:01:AB:CD:EF'
 ECHO_W, ECHO_N, ECHO_DENY, ECHO_SLOW = ['5e1f000%d-b5a3-4c1d-9e0a-ec40ec40ec40' % i for i in (2, 4, 5, 6)]
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def u16(x):
-    return '0000%s-0000-1000-8000-00805f9b34fb' % x
-
-
-failures = []
-
-
-def check(name, ok, detail=''):
-    print('%-4s %s %s' % ('ok' if ok else 'FAIL', name, detail), flush=True)
-    if not ok:
-        failures.append(name)
-
-
-def spin(pred, timeout):
-    ctx = GLib.MainContext.default()
-    end = time.time() + timeout
-    while not pred() and time.time() < end:
-        if not ctx.iteration(False):
-            time.sleep(0.005)
-    return pred()
-
-
-def pause(seconds):
-    spin(lambda: False, seconds)
-
-
-def error_of(fn):
-    try:
-        fn()
-        return None
-    except dbus.exceptions.DBusException as e:
-        return (e.get_dbus_name(), e.get_dbus_message())
 
 
 class Call:

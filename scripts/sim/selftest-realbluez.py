@@ -28,47 +28,16 @@ import dbus
 import dbus.mainloop.glib
 from gi.repository import GLib
 
-dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from simtest import *  # noqa: E402,F401,F403
 
-B = 'org.bluez'
-OM = 'org.freedesktop.DBus.ObjectManager'
-PROPS = 'org.freedesktop.DBus.Properties'
+
 ADAPTER, DEV, CHRC, SVC, BATT = ('org.bluez.Adapter1', 'org.bluez.Device1', 'org.bluez.GattCharacteristic1',
                                  'org.bluez.GattService1', 'org.bluez.Battery1')
 HCI = '/org/bluez/hci1'
 ADDR = '00:AA:01:00:00:00'
 DEV_PATH = HCI + '/dev_00_AA_01_00_00_00'
 TEST = '12345678-1234-5678-1234-56789abcdef%s'
-
-
-def u16(x):
-    return '0000%s-0000-1000-8000-00805f9b34fb' % x
-
-
-failures = []
-
-
-def check(name, ok, detail=''):
-    print('%-4s %s %s' % ('ok' if ok else 'FAIL', name, detail), flush=True)
-    if not ok:
-        failures.append(name)
-
-
-def spin(pred, timeout):
-    ctx = GLib.MainContext.default()
-    end = time.time() + timeout
-    while not pred() and time.time() < end:
-        if not ctx.iteration(False):
-            time.sleep(0.005)
-    return pred()
-
-
-def error_of(fn):
-    try:
-        fn()
-        return None
-    except dbus.exceptions.DBusException as e:
-        return (e.get_dbus_name(), e.get_dbus_message())
 
 
 def main():

@@ -19,29 +19,14 @@ import dbus
 import dbus.mainloop.glib
 from gi.repository import GLib
 
-dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from simtest import *  # noqa: E402,F401,F403
+
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-B = 'org.bluez'
 DEV, CHRC = 'org.bluez.Device1', 'org.bluez.GattCharacteristic1'
 HCI = '/org/bluez/hci1'
 DEV_PATH = HCI + '/dev_00_AA_01_00_00_00'
-failures = []
-
-
-def check(name, ok, detail=''):
-    print('%-4s %s %s' % ('ok' if ok else 'FAIL', name, detail), flush=True)
-    if not ok:
-        failures.append(name)
-
-
-def spin(pred, timeout):
-    ctx = GLib.MainContext.default()
-    end = time.time() + timeout
-    while not pred() and time.time() < end:
-        if not ctx.iteration(False):
-            time.sleep(0.005)
-    return pred()
 
 
 def main():

@@ -9,6 +9,7 @@ RemoveDevice, power.
 Prints one line per check and exits non-zero when any fails.
 """
 import argparse
+import os
 import sys
 import time
 
@@ -16,47 +17,16 @@ import dbus
 import dbus.mainloop.glib
 from gi.repository import GLib
 
-dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from simtest import *  # noqa: E402,F401,F403
 
-B = 'org.bluez'
-OM = 'org.freedesktop.DBus.ObjectManager'
-PROPS = 'org.freedesktop.DBus.Properties'
+
 ADAPTER, DEV, CHRC, DESC, SVC = ('org.bluez.Adapter1', 'org.bluez.Device1', 'org.bluez.GattCharacteristic1',
                                  'org.bluez.GattDescriptor1', 'org.bluez.GattService1')
 HR_ADDR, ENV_ADDR, ECHO_ADDR, OTHER_ADDR = ('C8:12:34:56:78:9A', 'E4:5F:01:AB:CD:EF', 'D0:5A:00:00:EC:01',
                                             '5C:F3:70:11:22:33')
 ECHO_W, ECHO_C, ECHO_N = ('5e1f0002-b5a3-4c1d-9e0a-ec40ec40ec40', '5e1f0003-b5a3-4c1d-9e0a-ec40ec40ec40',
                           '5e1f0004-b5a3-4c1d-9e0a-ec40ec40ec40')
-
-
-def u16(x):
-    return '0000%s-0000-1000-8000-00805f9b34fb' % x
-
-
-failures = []
-
-
-def check(name, ok, detail=''):
-    print('%-4s %s %s' % ('ok' if ok else 'FAIL', name, detail), flush=True)
-    if not ok:
-        failures.append(name)
-
-
-def spin(pred, timeout):
-    ctx = GLib.MainContext.default()
-    end = time.time() + timeout
-    while not pred() and time.time() < end:
-        if not ctx.iteration(False):
-            time.sleep(0.005)
-    return pred()
-
-
-def error_of(fn):
-    try:
-        fn()
-        return None
-    except dbus.exceptions.DBusException as e:
-        return (e.get_dbus_name(), e.get_dbus_message())
 
 
 def main():
