@@ -25,6 +25,8 @@ actor BridgeEngine {
         /// GATT objects of a device appeared; `count` is how many it had then (see ``scheduleGattCheck(_:)``).
         case gattCheck(path: String, count: Int)
         case watchdog
+        /// Home Assistant announced `online` on `{prefix}/status`: publish the discovery configs again.
+        case homeAssistantOnline
         case stop
     }
 
@@ -152,6 +154,8 @@ actor BridgeEngine {
             connectKnownPeripherals(only: address)
         case .gattCheck(let path, let count):
             if gattObjectCount(path) == count { checkGatt(path) }
+        case .homeAssistantOnline:
+            republishDiscovery()
         case .watchdog:
             await scanWatchdog()
         case .retryDiscovery:
@@ -596,6 +600,7 @@ actor BridgeEngine {
         var readPaths: [String] = []
         var polls: [(String, Duration)] = []
         var commandMap: [DeviceDirectory.Key: DeviceDirectory.Characteristic] = [:]
+        var discovery: [HomeAssistantDiscovery.Characteristic] = []
         for service in tree.services(device: path) {
             guard let serviceUUID = BluetoothUUID(service.uuid) else { continue }
             let serviceSegment = topics.serviceSegment(serviceUUID, config: dev.config)
@@ -614,11 +619,18 @@ actor BridgeEngine {
                         writeTypes: dev.config?.characteristic(uuid)?.writeTypes)
                 if ch.canNotify { notifyPaths.append(ch.path) }
                 if ch.canRead { readPaths.append(ch.path) }
+                if config.homeAssistant.discovery && (ch.canNotify || ch.canRead) {
+                    discovery.append(HomeAssistantDiscovery.Characteristic(
+                        device: dev.segment, address: dev.address.description,
+                        deviceName: bluez.tree.device(path)?.name, service: serviceSegment,
+                        characteristic: topics.characteristicSegment(uuid, config: dev.config), uuid: uuid, format: format))
+                }
                 if let poll = dev.config?.characteristic(uuid)?.poll, ch.canRead { polls.append((ch.path, poll)) }
             }
         }
         if onlyNew && commandMap.isEmpty { return }
         directory.addCharacteristics(segment: dev.segment, commandMap)
+        publishDiscovery(path, discovery)
         var failures = 0
         var started: [String] = []
         for p in notifyPaths {
@@ -689,6 +701,45 @@ actor BridgeEngine {
             feed(path, .subscribed)
             // Objects that appeared while subscribing were not in the snapshot above.
             checkGatt(path)
+        }
+    }
+
+    // MARK: Home Assistant discovery
+
+    /// Retained discovery configs published per device path: topic → payload.
+    private var discoveryConfigs: [String: [String: [UInt8]]] = [:]
+
+    /// Publishes the discovery config of each characteristic that has one and changed.
+    private func publishDiscovery(_ path: String, _ list: [HomeAssistantDiscovery.Characteristic]) {
+        for c in list {
+            guard let (topic, payload) = HomeAssistantDiscovery.config(for: c, topics: topics) else { continue }
+            if discoveryConfigs[path]?[topic] == payload { continue }
+            discoveryConfigs[path, default: [:]][topic] = payload
+            publishBytes(topic, payload, retain: true)
+        }
+    }
+
+    /// Home Assistant restarted: it lost nothing retained, but asks integrations to announce again.
+    private func republishDiscovery() {
+        var count = 0
+        for (_, configs) in discoveryConfigs {
+            for (topic, payload) in configs {
+                publishBytes(topic, payload, retain: true)
+                count += 1
+            }
+        }
+        logger.info("Home Assistant is online: published \(count) discovery configs again")
+    }
+
+    /// Removes a forgotten device's entities from Home Assistant (empty retained configs).
+    private func removeDiscovery(_ path: String) {
+        guard let configs = discoveryConfigs.removeValue(forKey: path) else { return }
+        for topic in configs.keys { publishBytes(topic, [], retain: true) }
+    }
+
+    func publishBytes(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int = 1) {
+        if let error = mqtt.publish(topic: topic, payload: payload, qos: qos, retain: retain) {
+            logger.debug("publish \(topic) deferred: \(error)")
         }
     }
 
@@ -884,6 +935,7 @@ extension BridgeEngine {
                 knownAddresses.remove(dev.address.description)
                 unreadable = unreadable.filter { !$0.hasPrefix(dev.address.description + " ") }
                 stateFile?.save(known)
+                removeDiscovery(path)
                 feed(path, .stopRequested)
                 stopManaging(path)
                 directory.forget(segment: dev.segment)

@@ -48,6 +48,8 @@ public struct BridgeService: Service {
         mqtt.subscribe(topics.setFilter, qos: 1)
         mqtt.subscribe(topics.getFilter, qos: 1)
         mqtt.subscribe(topics.bridgeRequestFilter, qos: 1)
+        let homeAssistantStatus = HomeAssistantDiscovery.statusTopic(topics)
+        if config.homeAssistant.discovery { mqtt.subscribe(homeAssistantStatus, qos: 1) }
         mqtt.start()
         guard let bus = await openBus() else {
             await mqtt.disconnect()
@@ -60,7 +62,13 @@ public struct BridgeService: Service {
             timeout: config.commands.timeout, capacity: config.commands.queue, logger: logger,
             onBridgeRequest: { command, message in engine.send(.request(command: command, message: message)) })
         let consumer = Task {
-            for await message in mqtt.messages { commands.handle(message) }
+            for await message in mqtt.messages {
+                if message.topic == homeAssistantStatus {
+                    if message.payload == Array("online".utf8) { engine.send(.homeAssistantOnline) }
+                    continue
+                }
+                commands.handle(message)
+            }
         }
         defer { consumer.cancel() }
         await withGracefulShutdownHandler {
