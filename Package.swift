@@ -22,6 +22,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .target(
             name: "DBusKit",
             dependencies: ["CDBus", .product(name: "Logging", package: "swift-log")]
@@ -30,6 +31,7 @@ let package = Package(
             name: "MQTT",
             dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(name: "YAMLKit", dependencies: ["CYAML"]),
         .target(
             name: "BlueZ",
             dependencies: ["DBusKit", .product(name: "Logging", package: "swift-log")]
@@ -37,8 +39,8 @@ let package = Package(
         .target(
             name: "BridgeCore",
             dependencies: [
+                "YAMLKit",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .target(
@@ -78,6 +80,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),
+        .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),
         .testTarget(name: "IntegrationTests", dependencies: []),
     ]
 )

@@ -1,5 +1,4 @@
-import Foundation
-import Yams
+import YAMLKit
 
 #if canImport(Glibc)
 import Glibc
@@ -21,31 +20,31 @@ extension BridgeConfig {
     /// - Throws: ``ConfigError``; its description is `file:line:column: message`.
     public static func load(
         path: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = BridgeConfig.processEnvironment(),
         hostName: String = BridgeConfig.currentHostName()
     ) throws(ConfigError) -> BridgeConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let bytes = readFile(path) else {
             let reason: String
-            if !FileManager.default.fileExists(atPath: path) {
+            var status = stat()
+            if stat(path, &status) != 0 {
                 reason = "no such file"
-            } else if !FileManager.default.isReadableFile(atPath: path) {
+            } else if access(path, R_OK) != 0 {
                 reason = "permission denied"
             } else {
                 reason = "cannot read the file"
             }
             throw ConfigError(code: .unreadableFile, file: path, line: 0, column: 0, message: reason)
         }
-        let bytes = [UInt8](data)
         guard UTF8Validation.isValid(bytes) else {
             throw ConfigError(code: .unreadableFile, file: path, line: 0, column: 0, message: "the file is not valid UTF-8")
         }
         var config = try parse(
             yaml: String(decoding: bytes, as: UTF8.self), fileName: path, environment: environment, hostName: hostName)
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = directory(of: path)
         if !directory.isEmpty {
             func resolve(_ file: String?) -> String? {
-                guard let file, !file.hasPrefix("/") else { return file }
-                return (directory as NSString).appendingPathComponent(file)
+                guard let file, !file.hasPrefix("/"), !file.isEmpty else { return file }
+                return directory.hasSuffix("/") ? directory + file : directory + "/" + file
             }
             config.stateFile = resolve(config.stateFile)
             if var tls = config.mqtt.tls {
@@ -70,19 +69,64 @@ extension BridgeConfig {
     public static func parse(
         yaml: String,
         fileName: String = "bridge.yaml",
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = BridgeConfig.processEnvironment(),
         hostName: String = BridgeConfig.currentHostName()
     ) throws(ConfigError) -> BridgeConfig {
         var decoder = ConfigDecoder(fileName: fileName, environment: environment, hostName: hostName)
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: yaml, .default, .default, .utf8)
-        } catch let error as YamlError {
-            throw decoder.yamlError(error, yaml: yaml)
+            root = try YAMLParser.compose(yaml)
         } catch {
-            throw ConfigError(code: .yamlSyntax, file: fileName, line: 1, column: 1, message: "invalid YAML: \(error)")
+            throw decoder.yamlError(error, yaml: yaml)
         }
         return try decoder.decode(root: root)
+    }
+
+    /// This process's environment variables (`environ`); for a name given twice, the last (as
+    /// Foundation's `ProcessInfo`).
+    public static func processEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        // `environ` is imported as non-optional, but clearenv(3) may leave it NULL.
+        guard var entry = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>(bitPattern: Int(bitPattern: environ)) else {
+            return result
+        }
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                let name = String(text[..<equals])
+                result[name] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return result
+    }
+
+    /// The whole content of the file at `path`, or `nil` when it cannot be opened or read.
+    static func readFile(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes.append(contentsOf: chunk[..<count])
+            } else if count == 0 {
+                return bytes
+            } else if errno != EINTR {
+                return nil
+            }
+        }
+    }
+
+    /// The directory part of `path` (`/etc` for `/etc/bridge.yaml`, `/` for `/bridge.yaml`,
+    /// `""` for `bridge.yaml`), with repeated slashes collapsed.
+    static func directory(of path: String) -> String {
+        let components = path.split(separator: "/")
+        let root = path.hasPrefix("/") ? "/" : ""
+        guard components.count > 1 else { return root }
+        return root + components.dropLast().joined(separator: "/")
     }
 
     /// This machine's host name (`gethostname`), or `"localhost"` when unavailable.

@@ -1,5 +1,5 @@
 import Logging
-import Yams
+import YAMLKit
 
 /// Turns the composed YAML tree of `bridge.yaml` into a ``BridgeConfig``,
 /// reporting every problem at the offending node.
@@ -10,7 +10,7 @@ struct ConfigDecoder {
     /// Non-fatal findings, collected while decoding.
     var warnings: [ConfigError] = []
 
-    /// A 1-based line and column (Yams' `Mark` cannot be created outside Yams).
+    /// A 1-based line and column.
     struct Position: Equatable {
         var line: Int
         var column: Int
@@ -20,25 +20,24 @@ struct ConfigDecoder {
             self.column = column
         }
 
-        init?(_ mark: Mark?) {
-            guard let mark else { return nil }
+        init(_ mark: YAMLMark) {
             self.init(line: mark.line, column: mark.column)
         }
     }
 
     /// A node and its key path (`mqtt.tls.ca_file`, `devices[0].name`) for messages.
     struct Located {
-        let node: Node
+        let node: YAMLNode
         let path: String
         /// The position to report for this node's value.
         let mark: Position?
         /// The position of the key this node is the value of (the node itself when none).
         let keyMark: Position?
 
-        init(node: Node, path: String, keyMark: Position? = nil) {
+        init(node: YAMLNode, path: String, keyMark: Position? = nil) {
             self.node = node
             self.path = path
-            self.mark = Position(node.mark) ?? keyMark
+            self.mark = Position(node.mark)
             self.keyMark = keyMark ?? Position(node.mark)
         }
     }
@@ -64,24 +63,30 @@ struct ConfigDecoder {
         ConfigError(code: code, file: fileName, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message)
     }
 
-    func yamlError(_ error: YamlError, yaml: String) -> ConfigError {
-        func describe(_ problem: String, _ context: YamlError.Context?) -> String {
-            if problem == "but found another document" {
-                return "invalid YAML: the file must hold a single document (found a second one)"
+    /// `invalid YAML: <libyaml's problem> (<context> at line L, column C)` at the problem.
+    func yamlError(_ error: YAMLError, yaml: String) -> ConfigError {
+        switch error.code {
+        case .scanner, .parser, .composer:
+            let message: String
+            if error.problem == "but found another document" {
+                message = "invalid YAML: the file must hold a single document (found a second one)"
+            } else if let context = error.context {
+                message =
+                    "invalid YAML: \(error.problem) (\(context.text) at line \(context.mark.line), column \(context.mark.column))"
+            } else {
+                message = "invalid YAML: \(error.problem)"
             }
-            guard let context else { return "invalid YAML: \(problem)" }
-            return "invalid YAML: \(problem) (\(context.text) at line \(context.mark.line), column \(context.mark.column))"
-        }
-        switch error {
-        case .scanner(let context, let problem, let mark, _),
-            .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
-            return self.error(.yamlSyntax, describe(problem, context), at: Position(mark))
-        case .reader(let problem, let offset, _, _):
+            return self.error(.yamlSyntax, message, at: error.mark.map(Position.init))
+        case .reader:
+            // The byte offset as a line and a column of Unicode scalars; 1:1 when the offset is
+            // not at a character boundary.
             var line = 1
             var column = 1
-            if let offset {
-                for character in yaml.prefix(offset) {
+            if let offset = error.offset,
+                let index = yaml.utf8.index(yaml.utf8.startIndex, offsetBy: offset, limitedBy: yaml.utf8.endIndex)?
+                    .samePosition(in: yaml)
+            {
+                for character in yaml[..<index] {
                     if character == "\n" || character == "\r\n" {
                         line += 1
                         column = 1
@@ -91,25 +96,25 @@ struct ConfigDecoder {
                 }
             }
             return ConfigError(
-                code: .yamlSyntax, file: fileName, line: line, column: column, message: "invalid YAML: \(problem)")
-        default:
-            return self.error(.yamlSyntax, "invalid YAML: \(error)", at: nil)
+                code: .yamlSyntax, file: fileName, line: line, column: column, message: "invalid YAML: \(error.problem)")
+        case .memory:
+            return self.error(.yamlSyntax, "invalid YAML: Memory error", at: nil)
         }
     }
 
     // MARK: - Node access
 
-    static func isNull(_ node: Node) -> Bool {
-        guard case .scalar(let scalar) = node, scalar.style == .plain || scalar.style == .any else { return false }
-        switch scalar.string {
+    static func isNull(_ node: YAMLNode) -> Bool {
+        guard case .scalar(let scalar) = node, scalar.style == .plain else { return false }
+        switch scalar.text {
         case "", "~", "null", "Null", "NULL": return true
         default: return false
         }
     }
 
-    static func kind(of node: Node) -> String {
+    static func kind(of node: YAMLNode) -> String {
         switch node {
-        case .scalar(let scalar): return isNull(node) ? "nothing" : "'\(scalar.string)'"
+        case .scalar(let scalar): return isNull(node) ? "nothing" : "'\(scalar.text)'"
         case .mapping: return "a mapping"
         case .sequence: return "a list"
         }
@@ -121,11 +126,13 @@ struct ConfigDecoder {
                 .wrongType, "expected a mapping for '\(value.path)', found \(Self.kind(of: value.node))", at: value.mark)
         }
         var entries: [String: Located] = [:]
-        for (keyNode, valueNode) in mapping {
+        for entry in mapping.entries {
+            let keyNode = entry.key
+            let valueNode = entry.value
             guard case .scalar(let keyScalar) = keyNode else {
                 throw error(.wrongType, "expected a string key in '\(value.path)', found \(Self.kind(of: keyNode))", at: Position(keyNode.mark))
             }
-            let key = keyScalar.string
+            let key = keyScalar.text
             let path = value.path.isEmpty ? key : "\(value.path).\(key)"
             guard known.contains(key) else {
                 let place = value.path.isEmpty ? "at the top level" : "in '\(value.path)'"
@@ -150,7 +157,7 @@ struct ConfigDecoder {
         guard case .sequence(let sequence) = value.node else {
             throw error(.wrongType, "expected a list for '\(value.path)', found \(Self.kind(of: value.node))", at: value.mark)
         }
-        return sequence.enumerated().map { Located(node: $1, path: "\(value.path)[\($0)]") }
+        return sequence.items.enumerated().map { Located(node: $1, path: "\(value.path)[\($0)]") }
     }
 
     /// The scalar's text with `${VAR}` expanded.
@@ -159,12 +166,12 @@ struct ConfigDecoder {
             throw error(.wrongType, "expected a string for '\(value.path)', found \(Self.kind(of: value.node))", at: value.mark)
         }
         do {
-            return try EnvironmentExpansion.expand(scalar.string, environment: environment)
+            return try EnvironmentExpansion.expand(scalar.text, environment: environment)
         } catch {
             // Point at the "$" itself when the scalar is written plainly on one line.
             var mark = value.mark
             if let base = mark, scalar.style == .plain,
-                !scalar.string.unicodeScalars.prefix(error.offset).contains("\n")
+                !scalar.text.unicodeScalars.prefix(error.offset).contains("\n")
             {
                 mark = Position(line: base.line, column: base.column + error.offset)
             }
@@ -254,7 +261,7 @@ struct ConfigDecoder {
 
     static let topLevelKeys = ["mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "log_level", "devices"]
 
-    mutating func decode(root: Node?) throws(ConfigError) -> BridgeConfig {
+    mutating func decode(root: YAMLNode?) throws(ConfigError) -> BridgeConfig {
         guard let root, !Self.isNull(root) else {
             throw error(.missingKey, "missing required key 'mqtt.url'", at: nil)
         }
