@@ -155,13 +155,13 @@ extension Simulator {
             resumeNotifications(d)
             return
         }
-        markResolved(d)
         // bluetoothd has registered every object when it signals ServicesResolved (GetManagedObjects is
         // complete then); only their InterfacesAdded signals trail. The object server here registers an
         // object when it signals it, so a client that queries ServicesResolved (Get/GetAll) sees true
         // only once the last object is there: query-driven clients see a complete tree as on the real
-        // stack, signal-driven ones see the real order.
-        server.setProperties(path: d.path, interface: BluezNames.device, ["ServicesResolved": .bool(false)], emit: false)
+        // stack, signal-driven ones see the real order. (Stored false in the same step as the signal:
+        // a query never sees true, then false.)
+        markResolved(d, queryable: false)
         logger.info("services resolved, exporting GATT objects", metadata: ["address": "\(d.spec.address)"])
         await exportGattGradually(d)
         guard d.linkGeneration == generation, d.connection == .connected else { return }
@@ -173,7 +173,8 @@ extension Simulator {
     /// `UUIDs` (every resolved service, with 1800 and 1801), `Name`/`Alias` (the GAP name, when the
     /// scenario gives one) and `Modalias` (from a PnP ID 2A50). Then bluetoothd's battery plugin adds
     /// `org.bluez.Battery1` when the device has a Battery Level (180F/2A19).
-    func markResolved(_ d: SimulatedDevice) {
+    /// `queryable: false`: signalled, but `Get`/`GetAll` keep saying false until the caller stores true.
+    func markResolved(_ d: SimulatedDevice, queryable: Bool = true) {
         var changes: [String: DBusValue] = [:]
         let uuids = Set(d.spec.advertisedServices).union(d.gatt.resolvedUUIDs).sorted()
         if server.property(path: d.path, interface: BluezNames.device, name: "UUIDs") != .stringArray(uuids) {
@@ -190,7 +191,9 @@ extension Simulator {
         }
         changes["ServicesResolved"] = .bool(true)
         d.servicesResolved = true
-        server.setProperties(path: d.path, interface: BluezNames.device, changes)
+        server.setProperties(
+            path: d.path, interface: BluezNames.device, changes,
+            stored: queryable ? [:] : ["ServicesResolved": .bool(false)])
         if !d.servicesKnown {
             d.servicesKnown = true
             persistKnownDevices()

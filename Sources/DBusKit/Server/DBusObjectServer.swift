@@ -98,10 +98,15 @@ public final class DBusObjectServer: Sendable {
     }
 
     /// Stores new property values and emits one `PropertiesChanged` when `emit` is true.
-    public func setProperties(path: String, interface: String, _ changes: [String: DBusValue], emit: Bool = true) {
+    /// `stored` replaces some of the values kept for `Get`/`GetAll` while `changes` are signalled
+    /// (a service that signals a value before queries see it).
+    public func setProperties(
+        path: String, interface: String, _ changes: [String: DBusValue], emit: Bool = true,
+        stored: [String: DBusValue] = [:]
+    ) {
         let exists = state.withLock { s -> Bool in
             guard s.objects[path]?.interfaces[interface] != nil else { return false }
-            for (k, v) in changes { s.objects[path]!.interfaces[interface]!.properties[k] = v }
+            for (k, v) in changes { s.objects[path]!.interfaces[interface]!.properties[k] = stored[k] ?? v }
             return true
         }
         guard exists, emit else { return }
