@@ -36,7 +36,10 @@ final class Broker: @unchecked Sendable {
             environment: ProcessInfo.processInfo.environment, outputPath: logPath)
         let broker = Broker(port: port, process: process, logPath: logPath)
         let deadline = ContinuousClock.now + timeout
-        while !Broker.accepts(port: port) {
+        // Ready when it logs "running" (it bound the port) and accepts. Accepting alone is not
+        // enough: when another process took the port meanwhile, that one accepts while this
+        // mosquitto exits with "Address already in use".
+        while !(process.output.contains(" running\n") && process.isRunning && Broker.accepts(port: port)) {
             guard process.isRunning else {
                 throw HarnessError("mosquitto exited (\(process.termination!)):\n\(process.tail())")
             }
