@@ -63,7 +63,6 @@ let package = Package(
             name: "ble-mqtt-bridge",
             dependencies: [
                 "Bridge", "BridgeCore", "BlueZ", "MQTT",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -1,4 +1,3 @@
-import ArgumentParser
 import BlueZ
 import Bridge
 import BridgeCore
@@ -20,24 +19,57 @@ enum Main {
         sigaddset(&set, SIGTERM)
         sigaddset(&set, SIGINT)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        await BridgeCommand.main()
+        exit(await BridgeCommand.main(Array(CommandLine.arguments.dropFirst())))
     }
 }
 
-struct BridgeCommand: AsyncParsableCommand {
-    static let version = "0.1.0"
-
-    static let configuration = CommandConfiguration(
-        commandName: "ble-mqtt-bridge",
-        abstract: "Bridges Bluetooth LE peripherals (through BlueZ) to an MQTT broker.",
-        version: version,
-        subcommands: [Run.self, CheckConfig.self, Scan.self])
+/// The `ble-mqtt-bridge` commands (SPEC §2); the command line is described by ``BridgeCommandLine``.
+enum BridgeCommand {
+    /// Parses the arguments, runs the command, returns the exit status (64 for a usage error).
+    static func main(_ arguments: [String]) async -> Int32 {
+        let action: CommandLineAction
+        do throws(CommandLineError) {
+            action = try BridgeCommandLine.parser.parse(arguments)
+        } catch {
+            printError(error.description, newline: false)
+            return CommandLineError.exitStatus
+        }
+        switch action {
+        case .help(let text), .version(let text):
+            printOutput(text)
+            return 0
+        case .run(let command):
+            do {
+                switch command.commandPath {
+                case ["run"]: try await Run(command).run()
+                case ["check-config"]: try CheckConfig(command).run()
+                case ["scan"]: try await Scan(command).run()
+                default: preconditionFailure("no action for \(command.commandPath)")
+                }
+                return 0
+            } catch let exit as ExitStatus {
+                return exit.status
+            } catch {
+                printError("Error: \(error)")
+                return 1
+            }
+        }
+    }
 }
 
-/// Options shared by the subcommands.
-struct LogOptions: ParsableArguments {
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+/// Ends a command with this exit status (its message already printed).
+struct ExitStatus: Error {
+    var status: Int32
+    init(_ status: Int32) { self.status = status }
+}
+
+/// The `--log-level` option.
+struct LogOptions {
     var logLevel: Logger.Level?
+
+    init(_ command: ParsedCommandLine) {
+        logLevel = command.value("log-level").flatMap { Logger.Level(rawValue: $0) }
+    }
 
     func bootstrap(configLevel: Logger.Level? = nil) -> Logger {
         let level = logLevel ?? configLevel ?? .info
@@ -52,8 +84,6 @@ struct LogOptions: ParsableArguments {
     }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}
-
 func loadConfig(_ path: String) throws -> BridgeConfig {
     do {
         let config = try BridgeConfig.load(path: path)
@@ -61,29 +91,47 @@ func loadConfig(_ path: String) throws -> BridgeConfig {
         return config
     } catch {
         printError("\(error)")
-        throw ExitCode(2)
+        throw ExitStatus(2)
     }
 }
 
-func printError(_ text: String) {
-    var line = text + "\n"
-    line.withUTF8 { buf in _ = write(2, buf.baseAddress, buf.count) }
+func printError(_ text: String, newline: Bool = true) {
+    writeAll(2, newline ? text + "\n" : text)
+}
+
+func printOutput(_ text: String) {
+    writeAll(1, text)
+}
+
+/// Writes all of `text` to the file descriptor (retrying short writes and EINTR).
+func writeAll(_ fd: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
 }
 
 extension BridgeCommand {
-    struct Run: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Run the bridge until SIGINT or SIGTERM.", version: BridgeCommand.version)
+    /// `ble-mqtt-bridge run`.
+    struct Run {
+        var config: String
+        var log: LogOptions
 
-        @Option(name: .shortAndLong, help: "The configuration file.")
-        var config: String = "bridge.yaml"
-
-        @OptionGroup var log: LogOptions
+        init(_ command: ParsedCommandLine) {
+            config = command.value("config") ?? "bridge.yaml"
+            log = LogOptions(command)
+        }
 
         func run() async throws {
             let cfg = try loadConfig(config)
             let logger = log.bootstrap(configLevel: cfg.logLevel)
-            logger.info("ble-mqtt-bridge \(BridgeCommand.version) starting with \(config)")
+            logger.info("ble-mqtt-bridge \(BridgeCommandLine.version) starting with \(config)")
             let service = BridgeService(config: cfg, logger: logger)
             let group = ServiceGroup(
                 configuration: .init(
@@ -94,42 +142,41 @@ extension BridgeCommand {
         }
     }
 
-    struct CheckConfig: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "check-config", abstract: "Validate a configuration file.", version: BridgeCommand.version)
+    /// `ble-mqtt-bridge check-config`.
+    struct CheckConfig {
+        var config: String
 
-        @Option(name: .shortAndLong, help: "The configuration file.")
-        var config: String = "bridge.yaml"
+        init(_ command: ParsedCommandLine) {
+            config = command.value("config") ?? "bridge.yaml"
+        }
 
-        func run() async throws {
+        func run() throws {
             let cfg = try loadConfig(config)
-            print("\(config): ok (\(cfg.bluetooth.services.count) services, \(cfg.devices.count) devices, broker \(cfg.mqtt.url))")
+            printOutput("\(config): ok (\(cfg.bluetooth.services.count) services, \(cfg.devices.count) devices, broker \(cfg.mqtt.url))\n")
         }
     }
 
-    struct Scan: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "List nearby LE peripherals as they are found.", version: BridgeCommand.version)
+    /// `ble-mqtt-bridge scan`.
+    struct Scan {
+        var seconds: Double
+        var service: [String]
+        var adapter: String
+        var log: LogOptions
 
-        @Option(help: "Stop after this many seconds.")
-        var seconds: Double = 10
-
-        @Option(name: .long, parsing: .singleValue, help: "Only peripherals advertising this service (repeatable).")
-        var service: [String] = []
-
-        @Option(help: "The adapter (hci0 or /org/bluez/hci0).")
-        var adapter: String = "hci0"
-
-        @OptionGroup var log: LogOptions
+        init(_ command: ParsedCommandLine) {
+            seconds = command.number("seconds") ?? 10
+            service = command.allValues("service")
+            adapter = command.value("adapter") ?? "hci0"
+            log = LogOptions(command)
+        }
 
         func run() async throws {
-            var logger = log.bootstrap()
-            if log.logLevel == nil { logger.logLevel = .warning }
+            let logger = log.bootstrap()
             var uuids: [String] = []
             for s in service {
                 guard let u = BluetoothUUID(s) else {
                     printError("error: '\(s)' is not a Bluetooth UUID")
-                    throw ExitCode(2)
+                    throw ExitStatus(2)
                 }
                 uuids.append(u.uuidString)
             }
@@ -139,24 +186,24 @@ extension BridgeCommand {
                 bus = try DBusConnection.system(logger: logger)
             } catch {
                 printError("error: cannot connect to the D-Bus system bus: \(error)")
-                throw ExitCode(1)
+                throw ExitStatus(1)
             }
             let bluez = BlueZClient(connection: bus, logger: logger)
             await bluez.start()
             guard bluez.isAvailable else {
                 printError("error: BlueZ (org.bluez) is not on the D-Bus system bus")
-                throw ExitCode(1)
+                throw ExitStatus(1)
             }
             guard bluez.tree.properties(path: adapterPath, interface: BlueZ.adapter) != nil else {
                 printError("error: adapter \(adapterPath) not found; have: \(bluez.tree.paths(with: BlueZ.adapter).joined(separator: ", "))")
-                throw ExitCode(1)
+                throw ExitStatus(1)
             }
             do {
                 try await bluez.setDiscoveryFilter(adapter: adapterPath, uuids: uuids)
                 try await bluez.startDiscovery(adapter: adapterPath)
             } catch {
                 printError("error: cannot start discovery: \(error)")
-                throw ExitCode(1)
+                throw ExitStatus(1)
             }
             var header = "ADDRESS            TYPE    RSSI  NAME                  SERVICES\n"
             header.withUTF8 { buf in _ = write(1, buf.baseAddress, buf.count) }
@@ -171,7 +218,7 @@ extension BridgeCommand {
                 line.withUTF8 { buf in _ = write(1, buf.baseAddress, buf.count) }
             }
             for d in bluez.tree.devices(adapter: adapterPath) { report(d.path) }
-            let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+            let deadline = ContinuousClock.now + .milliseconds(Int(min(seconds, 1e9) * 1000))
             let timer = Task {
                 try? await Task.sleep(until: deadline)
                 bluez.stop()
