@@ -267,8 +267,11 @@ actor BridgeEngine {
     /// How long after `ServicesResolved` to wait for services that `UUIDs` names but that have no
     /// object yet, before going on without them.
     static let missingServicesGrace: Duration = .seconds(3)
-    /// The GAP service: BlueZ lists it in `UUIDs` but exports no object for it.
-    static let gapService = "00001800-0000-1000-8000-00805f9b34fb"
+    /// Services BlueZ lists in `UUIDs` but exports no object for: GAP (bluetoothd's own) and HID
+    /// 1812 (claimed by its HoG plugin).
+    static let unexportedServices: Set<String> = [
+        "00001800-0000-1000-8000-00805f9b34fb", "00001812-0000-1000-8000-00805f9b34fb",
+    ]
 
     /// BlueZ 5.66 exports GATT objects one `InterfacesAdded` at a time, before or after
     /// `ServicesResolved` (real stack: up to a second after it). A check runs once none has been
@@ -287,7 +290,7 @@ actor BridgeEngine {
     }
 
     /// Decides whether a resolved device's GATT objects are complete: `ServicesResolved` is true,
-    /// every service in `UUIDs` (but GAP) has its object (or ``missingServicesGrace`` passed), and
+    /// every service in `UUIDs` (but those BlueZ keeps to itself) has its object (or ``missingServicesGrace`` passed), and
     /// no object appeared in the last ``gattQuietPeriod``. Objects that appear after the device
     /// was subscribed are mapped and subscribed on their own (``subscribe(_:onlyNew:)``).
     private func checkGatt(_ path: String) {
@@ -299,7 +302,7 @@ actor BridgeEngine {
         let services = bluez.tree.services(device: path)
         guard !services.isEmpty else { return }
         let exported = Set(services.map(\.uuid))
-        let missing = device.uuids.filter { $0 != Self.gapService && !exported.contains($0) }
+        let missing = device.uuids.filter { !Self.unexportedServices.contains($0) && !exported.contains($0) }
         if !missing.isEmpty && !dev.reportedMissingServices {
             let waited = dev.resolvedAt.map { $0.duration(to: now) } ?? Self.missingServicesGrace
             if waited < Self.missingServicesGrace {
