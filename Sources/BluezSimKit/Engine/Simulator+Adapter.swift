@@ -182,24 +182,12 @@ extension Simulator {
         unexportDevice(d)
     }
 
-    /// Removes the device object and its GATT objects; the peripheral stays in the scenario.
+    /// Removes the device object and its GATT objects, and what bluetoothd stores about it
+    /// (``hideDevice(_:)`` keeps that); the peripheral stays in the scenario.
     func unexportDevice(_ d: SimulatedDevice) {
-        for c in d.gatt.characteristics {
-            c.state.withLock { s in
-                s.sessions.removeAll()
-                s.active = false
-            }
-        }
-        server.removeSubtree(path: d.path)
-        d.exported = false
-        d.gattExported = false
-        d.gattEpoch &+= 1
-        d.batteryExported = false
-        d.servicesResolved = false
+        hideDevice(d)
         d.temporary = true
         d.paired = false
-        d.hasRSSIProperty = false
-        d.lastSeen = nil
         d.servicesKnown = false
         persistKnownDevices()
     }
