@@ -77,18 +77,7 @@ final class Broker: @unchecked Sendable {
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
+        withLoopbackSocket(port: port) { fd, address, length in connect(fd, address, length) == 0 }
     }
 
     /// A loopback TCP port that was free a moment ago, below the kernel's ephemeral range
@@ -103,6 +92,13 @@ final class Broker: @unchecked Sendable {
 
     /// Whether 127.0.0.1:`port` can be bound right now.
     static func canBind(port: Int) -> Bool {
+        withLoopbackSocket(port: port) { fd, address, length in bind(fd, address, length) == 0 }
+    }
+
+    /// Runs `body` with a new TCP socket and the address 127.0.0.1:`port`; closes the socket.
+    private static func withLoopbackSocket(
+        port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool
+    ) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -112,7 +108,7 @@ final class Broker: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
     }
