@@ -409,12 +409,17 @@ actor BridgeEngine {
     /// Characteristics (address + UUID) whose reads BlueZ refused for lack of pairing.
     private var unreadable: Set<String> = []
 
-    static func isSecurityRefusal(_ error: BlueZError) -> Bool {
+    /// Whether a failed read means the characteristic needs pairing. `linkDropped`: the device's
+    /// services were no longer resolved when the error came (5.66 drops the link after a failed
+    /// pairing and signals that before the error reply).
+    static func isSecurityRefusal(_ error: BlueZError, linkDropped: Bool) -> Bool {
         if error.code == .notAuthorized || error.code == .authenticationFailed { return true }
         let m = error.message.lowercased()
-        // ATT: 0x05 insufficient authentication, 0x08 authorization, 0x0c key size, 0x0e unlikely
-        // error (what 5.66 reports after a failed pairing), 0x0f insufficient encryption.
-        for code in ["0x05", "0x08", "0x0c", "0x0e", "0x0f"] where m.contains("att error: \(code)") { return true }
+        // ATT: 0x05 insufficient authentication, 0x08 authorization, 0x0c key size, 0x0f insufficient
+        // encryption. 0x0e "unlikely error" is what 5.66 reports after a failed pairing, but a
+        // device may send it for anything: it counts only when the link went down with it.
+        for code in ["0x05", "0x08", "0x0c", "0x0f"] where m.contains("att error: \(code)") { return true }
+        if linkDropped && m.contains("att error: 0x0e") { return true }
         return m.contains("authentication") || m.contains("encryption")
     }
     private var lastAdvertisement = ContinuousClock.now
@@ -655,7 +660,8 @@ actor BridgeEngine {
             } catch {
                 // A characteristic that needs encryption or authentication makes BlueZ try to pair
                 // (and, with no agent, drop the link): never read it again.
-                if Self.isSecurityRefusal(error) {
+                let linkDropped = bluez.tree.device(path).map { !$0.servicesResolved } ?? true
+                if Self.isSecurityRefusal(error, linkDropped: linkDropped) {
                     unreadable.insert(key)
                     logger.warning("ReadValue \(p) refused (\(error)): it needs pairing; not reading it again")
                 } else {

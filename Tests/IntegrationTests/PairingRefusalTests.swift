@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// Reading a characteristic that needs a bond makes BlueZ 5.66 try to pair and drop the link: the
+/// bridge remembers such characteristics (in the state file too) and does not read them again. An
+/// ATT 0x0e ("unlikely error") answered while the link stays up is an ordinary read failure.
+@Suite(.serialized) struct PairingRefusalTests {
+    static let address = "C0:FF:EE:00:00:02"
+    static let service = "6e5a0010-0000-4000-8000-00000000abcd"
+    static let encrypted = "6e5a0011-0000-4000-8000-00000000abcd"
+    static let unlikely = "6e5a0012-0000-4000-8000-00000000abcd"
+    static let plain = "6e5a0013-0000-4000-8000-00000000abcd"
+
+    static let scenario = """
+        settings:
+          advertise_delay: 100ms
+          connect_delay: 50ms
+          resolve_delay: 100ms
+          resolve_delay_cached: 50ms
+          gatt_export_time: 50ms
+          disconnect_delay: 50ms
+          pairing_failure_delay: 100ms
+        adapters:
+          - name: hci0
+            address: "00:11:22:33:44:66"
+        devices:
+          - name: Secure Sim
+            address: "\(address)"
+            advertise: ["\(service)"]
+            services:
+              - uuid: "\(service)"
+                characteristics:
+                  - { uuid: "\(encrypted)", flags: [encrypt-read], value: "01" }
+                  - { uuid: "\(unlikely)", flags: [read], read_error: "0x0e" }
+                  - { uuid: "\(plain)", flags: [read], value: "cafe" }
+
+        """
+
+    @Test("an encrypted characteristic is remembered (state file) and not read again; ATT 0x0e with the link up is not")
+    func refusals() async throws {
+        let dir = NSTemporaryDirectory() + "pairing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scenarioFile = "\(dir)/scenario.yaml"
+        try Self.scenario.write(toFile: scenarioFile, atomically: true, encoding: .utf8)
+        let stateFile = "\(dir)/peripherals.json"
+        var options = HarnessOptions()
+        options.scenario = scenarioFile
+        options.config = { port in
+            """
+            mqtt:
+              url: mqtt://127.0.0.1:\(port)
+              client_id: bridge-under-test
+            bluetooth:
+              adapter: hci0
+              services: ["\(Self.service)"]
+            reconnect: { initial_delay: 200ms, max_delay: 500ms }
+            state_file: \(stateFile)
+
+            """
+        }
+        try await Harness.with(options) { harness in
+            let device = "c0ffee000002"
+            try await harness.waitFor("ble/\(device)/\(Self.service)/\(Self.plain)", timeout: .seconds(30)) {
+                $0.object?["raw"] as? String == "cafe"
+            }
+            try await harness.waitForBridgeLog("the refused read of the encrypted characteristic") {
+                $0.contains("refused") && $0.contains("needs pairing")
+            }
+            // The link came back and the bridge settles online: the encrypted one is not read again.
+            try await harness.waitFor("ble/\(device)/availability") { $0.payload == "online" }
+            let state = try await StateFileContent.wait(stateFile, "the state file with 'unreadable'", context: { harness.context() }) {
+                $0.entry(Self.address)?["unreadable"] != nil
+            }
+            let unreadable = state.entry(Self.address)?["unreadable"] as? [String]
+            #expect(unreadable == [Self.encrypted], "only the encrypted characteristic: \(String(describing: unreadable))")
+            try await Task.sleep(for: .seconds(2))  // time for a wrong second read attempt to show
+            let log = harness.bridgeLog
+            #expect(log.components(separatedBy: "needs pairing").count - 1 == 1, "refused more than once:\n\(log)")
+            #expect(log.contains("ReadValue") && log.contains("0x0e"), "the 0x0e read failure is logged")
+        }
+    }
+}
