@@ -18,7 +18,7 @@ import Testing
     static let batteryTopic = "ha/sensor/ble_\(Demo.heartRate)/180f_2a19/config"
     static let heartRateTopic = "ha/sensor/ble_\(Demo.heartRate)/180d_2a37/config"
 
-    @Test("discovery configs: retained, pointing at the value topics; again on ha/status online; cleared on forget")
+    @Test("discovery configs: retained, pointing at the value topics; again after a broker restart and on ha/status online; cleared on forget")
     func discovery() async throws {
         try await Harness.with(Self.options()) { harness in
             try await harness.waitFor("ble/\(Demo.heartRate)/availability") { $0.payload == "online" }
@@ -36,6 +36,15 @@ import Testing
             // The value topic carries what the template reads.
             let value = try await harness.waitFor("ble/\(Demo.heartRate)/180f/2a19")
             #expect(value.object?["value"] is Int, "\(value)")
+
+            // The broker restarts without persistence (retained messages lost): the bridge sends
+            // the configs again once it is back.
+            let beforeRestart = harness.observer.count
+            try await harness.restartBroker(down: .seconds(1))
+            // The bridge is back (it publishes its state first, then the configs).
+            try await harness.waitFor("ble/bridge/state", after: beforeRestart) { $0.payload == "online" }
+            let again = try await harness.retained(Self.batteryTopic)
+            #expect(again.retained && again.object?["state_topic"] as? String == "ble/\(Demo.heartRate)/180f/2a19", "\(again)")
 
             // Home Assistant restarts and asks for the configs again.
             let watcher = try await MQTTObserver.start(

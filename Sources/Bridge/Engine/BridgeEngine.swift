@@ -144,6 +144,7 @@ actor BridgeEngine {
             feed(path, .tick)
         case .mqttConnected:
             publishRetainedState()
+            republishDiscovery(reason: "connected to the broker")
             let (sent, dropped) = router.flushHeld()
             if sent > 0 || dropped > 0 {
                 logger.notice("broker back: published \(sent) values held while it was away; \(dropped) older values were replaced by newer ones")
@@ -155,7 +156,7 @@ actor BridgeEngine {
         case .gattCheck(let path, let count):
             if gattObjectCount(path) == count { checkGatt(path) }
         case .homeAssistantOnline:
-            republishDiscovery()
+            republishDiscovery(reason: "Home Assistant is online")
         case .watchdog:
             await scanWatchdog()
         case .retryDiscovery:
@@ -724,12 +725,18 @@ actor BridgeEngine {
             guard let (topic, payload) = HomeAssistantDiscovery.config(for: c, topics: topics) else { continue }
             if discoveryConfigs[path]?[topic] == payload { continue }
             discoveryConfigs[path, default: [:]][topic] = payload
+            discoveryRemovals.remove(topic)
             publishBytes(topic, payload, retain: true)
         }
     }
 
     /// Home Assistant restarted: it lost nothing retained, but asks integrations to announce again.
-    private func republishDiscovery() {
+    /// Also after every (re)connection to the broker: configs published while it was away were
+    /// lost, and a broker without persistence forgets retained messages when it restarts.
+    private func republishDiscovery(reason: String) {
+        for topic in discoveryRemovals where publishBytes(topic, [], retain: true) {
+            discoveryRemovals.remove(topic)
+        }
         var count = 0
         for (_, configs) in discoveryConfigs {
             for (topic, payload) in configs {
@@ -737,19 +744,28 @@ actor BridgeEngine {
                 count += 1
             }
         }
-        logger.info("Home Assistant is online: published \(count) discovery configs again")
+        if count > 0 { logger.info("\(reason): published \(count) discovery configs again") }
     }
+
+    /// Configs of forgotten devices whose removal could not be sent (broker away).
+    private var discoveryRemovals: Set<String> = []
 
     /// Removes a forgotten device's entities from Home Assistant (empty retained configs).
     private func removeDiscovery(_ path: String) {
         guard let configs = discoveryConfigs.removeValue(forKey: path) else { return }
-        for topic in configs.keys { publishBytes(topic, [], retain: true) }
+        for topic in configs.keys where !publishBytes(topic, [], retain: true) {
+            discoveryRemovals.insert(topic)
+        }
     }
 
-    func publishBytes(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int = 1) {
+    /// Publishes; false when the client did not take the message (broker away).
+    @discardableResult
+    func publishBytes(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int = 1) -> Bool {
         if let error = mqtt.publish(topic: topic, payload: payload, qos: qos, retain: retain) {
             logger.debug("publish \(topic) deferred: \(error)")
+            return false
         }
+        return true
     }
 
     // MARK: Publishing
