@@ -82,13 +82,20 @@ final class Broker: @unchecked Sendable {
 
     /// A loopback TCP port that was free a moment ago, below the kernel's ephemeral range
     /// (32768-60999), so that no outgoing connection of a parallel test takes it meanwhile.
+    /// Never the same port twice in this process: a test that starts its broker late (or
+    /// restarts it) keeps its port unbound for a while, and a parallel test must not take it.
     static func freePort() throws -> Int {
         for _ in 0..<200 {
             let port = Int.random(in: 20000..<32768)
-            if canBind(port: port) { return port }
+            guard canBind(port: port) else { continue }
+            let fresh = handedOutLock.withLock { handedOut.insert(port).inserted }
+            if fresh { return port }
         }
         throw HarnessError("no free port found in 20000-32767")
     }
+
+    nonisolated(unsafe) private static var handedOut: Set<Int> = []  // guarded by handedOutLock
+    private static let handedOutLock = NSLock()
 
     /// Whether 127.0.0.1:`port` can be bound right now.
     static func canBind(port: Int) -> Bool {
