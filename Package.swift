@@ -65,6 +65,7 @@ let package = Package(
                 "Bridge", "BridgeCore", "BlueZ", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -79,6 +80,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),
+        .testTarget(name: "BridgeTests", dependencies: ["Bridge", "BridgeCore", "BlueZ", "DBusKit", "MQTT"]),
         .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),
         .testTarget(name: "IntegrationTests", dependencies: []),
     ]

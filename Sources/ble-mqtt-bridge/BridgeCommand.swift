@@ -4,6 +4,7 @@ import BridgeCore
 import DBusKit
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 #if canImport(Glibc)
 import Glibc
@@ -133,12 +134,29 @@ extension BridgeCommand {
             let logger = log.bootstrap(configLevel: cfg.logLevel)
             logger.info("ble-mqtt-bridge \(BridgeCommandLine.version) starting with \(config)")
             let service = BridgeService(config: cfg, logger: logger)
-            let group = ServiceGroup(
-                configuration: .init(
-                    services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
-                    gracefulShutdownSignals: [.sigterm, .sigint],
-                    logger: logger))
-            try await group.run()
+            var configuration = ServiceGroupConfiguration(
+                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger)
+            // Shutdown is bounded whatever BlueZ, the bus or the broker do meanwhile.
+            configuration.maximumGracefulShutdownDuration = .seconds(8)
+            configuration.maximumCancellationDuration = .seconds(2)
+            let group = ServiceGroup(configuration: configuration)
+            try await withThrowingDiscardingTaskGroup { tasks in
+                // A second SIGTERM/SIGINT exits at once (the broker then publishes the last will).
+                tasks.addTask {
+                    var seen = 0
+                    for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+                        seen += 1
+                        if seen >= 2 {
+                            logger.warning("second signal: exiting at once")
+                            _exit(1)
+                        }
+                    }
+                }
+                try await group.run()
+                tasks.cancelAll()
+            }
         }
     }
 

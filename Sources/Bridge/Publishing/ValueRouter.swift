@@ -1,5 +1,6 @@
 import BridgeCore
 import MQTT
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 /// The notification hot path: maps a characteristic's object path to its value topic and
 /// format, and publishes each value BlueZ reports. Called on the D-Bus signal task; one lock,
 /// one dictionary lookup, one payload buffer, one `mosquitto_publish`.
-final class ValueRouter: @unchecked Sendable {
+final class ValueRouter: Sendable {
     struct Route {
         var topic: String
         var format: ValueFormat
@@ -27,51 +28,54 @@ final class ValueRouter: @unchecked Sendable {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
-    private var mutex = pthread_mutex_t()
-    private var routes: [String: Route] = [:]
-    private let mqtt: MQTTClient
-    private(set) var published: UInt64 = 0
-    private(set) var failed: UInt64 = 0
-    /// While the broker is away: the latest value per topic (bounded by the number of routes).
-    private var held: [String: [UInt8]] = [:]
-    private(set) var dropped: UInt64 = 0
-
-    init(mqtt: MQTTClient) {
-        self.mqtt = mqtt
-        pthread_mutex_init(&mutex, nil)
+    private struct State {
+        var routes: [String: Route] = [:]
+        var published: UInt64 = 0
+        var failed: UInt64 = 0
+        /// While the broker is away: the latest value per topic (bounded by the number of routes).
+        var held: [String: [UInt8]] = [:]
+        var dropped: UInt64 = 0
     }
 
-    deinit { pthread_mutex_destroy(&mutex) }
+    private let state = Mutex(State())
+    private let mqtt: any MessageBroker
 
-    private func locked<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body()
+    /// Values published since start.
+    var published: UInt64 { state.withLock { $0.published } }
+    /// Values the broker did not take (away).
+    var failed: UInt64 { state.withLock { $0.failed } }
+
+    init(mqtt: any MessageBroker) {
+        self.mqtt = mqtt
+    }
+
+    private func locked<R>(_ body: (inout State) -> R) -> R {
+        state.withLock { body(&$0) }
     }
 
     func setRoute(path: String, topic: String, format: ValueFormat) {
-        locked { routes[path] = Route(topic: topic, format: format, echo: nil) }
+        locked { $0.routes[path] = Route(topic: topic, format: format, echo: nil) }
     }
 
     func removeRoutes(below root: String) {
-        locked { routes = routes.filter { !$0.key.hasPrefix(root + "/") } }
+        locked { s in s.routes = s.routes.filter { !$0.key.hasPrefix(root + "/") } }
     }
 
     func route(_ path: String) -> Route? {
-        locked { routes[path] }
+        locked { $0.routes[path] }
     }
 
     /// Publishes a value the bridge read itself, and drops BlueZ's echo of it.
     func publishRead(path: String, value: [UInt8]) {
         let now = Self.nowNs()
-        let route: Route? = locked {
-            guard let r = routes[path] else { return nil }
+        let route: Route? = locked { s in
+            guard let r = s.routes[path] else { return nil }
             if r.lastSignalled == value && now &- r.lastSignalledAt < 1_000_000_000 {
                 // BlueZ's PropertiesChanged for this read came first and was published.
-                routes[path]?.lastSignalled = nil
+                s.routes[path]?.lastSignalled = nil
                 return nil
             }
-            routes[path]?.echo = value
+            s.routes[path]?.echo = value
             return r
         }
         guard let route else { return }
@@ -80,15 +84,19 @@ final class ValueRouter: @unchecked Sendable {
 
     /// A value from BlueZ (notification, indication or read echo).
     func handle(path: String, value: [UInt8]) {
-        let route: Route? = locked {
-            guard var r = routes[path] else { return nil }
+        let now = Self.nowNs()
+        let route: Route? = locked { s in
+            guard var r = s.routes[path] else { return nil }
             if let echo = r.echo {
                 r.echo = nil
-                routes[path] = r
-                if echo == value { return nil }
+                if echo == value {
+                    s.routes[path] = r
+                    return nil
+                }
             }
-            routes[path]!.lastSignalled = value
-            routes[path]!.lastSignalledAt = Self.nowNs()
+            r.lastSignalled = value
+            r.lastSignalledAt = now
+            s.routes[path] = r
             return r
         }
         guard let route else { return }
@@ -97,32 +105,32 @@ final class ValueRouter: @unchecked Sendable {
 
     private func publish(_ route: Route, _ value: [UInt8]) {
         let payload = ValuePayload.make(raw: value, format: route.format)
-        if mqtt.publish(topic: route.topic, payload: payload) == nil {
-            locked { published &+= 1 }
+        if mqtt.publish(topic: route.topic, payload: payload, qos: 0, retain: false) == nil {
+            locked { $0.published &+= 1 }
         } else {
             // Keep the latest value of each characteristic until the broker is back.
-            locked {
-                failed &+= 1
-                if held.updateValue(payload, forKey: route.topic) != nil { dropped &+= 1 }
+            locked { s in
+                s.failed &+= 1
+                if s.held.updateValue(payload, forKey: route.topic) != nil { s.dropped &+= 1 }
             }
         }
     }
 
     /// Publishes the values held while the broker was away; returns (sent, dropped since last flush).
     func flushHeld() -> (sent: Int, dropped: UInt64) {
-        let (values, lost): ([String: [UInt8]], UInt64) = locked {
-            let v = held
-            let d = dropped
-            held = [:]
-            dropped = 0
-            return (v, d)
+        let (values, lost): ([String: [UInt8]], UInt64) = locked { s in
+            defer {
+                s.held = [:]
+                s.dropped = 0
+            }
+            return (s.held, s.dropped)
         }
         var sent = 0
         for (topic, payload) in values {
-            if mqtt.publish(topic: topic, payload: payload) == nil {
+            if mqtt.publish(topic: topic, payload: payload, qos: 0, retain: false) == nil {
                 sent += 1
             } else {
-                locked { if held[topic] == nil { held[topic] = payload } }
+                locked { s in if s.held[topic] == nil { s.held[topic] = payload } }
             }
         }
         return (sent, lost)

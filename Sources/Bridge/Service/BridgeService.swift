@@ -5,8 +5,9 @@ import Logging
 import MQTT
 import ServiceLifecycle
 
-/// The bridge as a `Service`: connects to the broker and to BlueZ and runs until graceful
-/// shutdown, then publishes `offline`, stops notifications, disconnects and returns.
+/// The bridge as a `Service`: a group of the MQTT client and the BlueZ runtime. On graceful
+/// shutdown the runtime stops first (publishes `offline`, stops notifications, disconnects,
+/// bounded), then the bus closes, then the MQTT client disconnects.
 public struct BridgeService: Service {
     /// Opens the D-Bus connection BlueZ is on.
     public typealias BusConnector = @Sendable (Logger) throws(DBusError) -> DBusConnection
@@ -45,55 +46,16 @@ public struct BridgeService: Service {
     public func run() async throws {
         let mqtt = MQTTClient(configuration: Self.mqttConfiguration(for: config), logger: logger)
         let topics = TopicMapper(config: config)
-        mqtt.subscribe(topics.setFilter, qos: 1)
-        mqtt.subscribe(topics.getFilter, qos: 1)
-        mqtt.subscribe(topics.bridgeRequestFilter, qos: 1)
-        let homeAssistantStatus = HomeAssistantDiscovery.statusTopic(topics)
-        if config.homeAssistant.discovery { mqtt.subscribe(homeAssistantStatus, qos: 1) }
-        mqtt.start()
-        guard let bus = await openBus() else {
-            await mqtt.disconnect()
-            return
-        }
-        let bluez = BlueZClient(connection: bus, logger: logger)
-        let engine = BridgeEngine(config: config, mqtt: mqtt, bluez: bluez, logger: logger)
-        let commands = CommandDispatcher(
-            topics: topics, directory: engine.directory, bluez: bluez, mqtt: mqtt, router: engine.router,
-            timeout: config.commands.timeout, capacity: config.commands.queue, logger: logger,
-            onBridgeRequest: { command, message in engine.send(.request(command: command, message: message)) })
-        let consumer = Task {
-            for await message in mqtt.messages {
-                if message.topic == homeAssistantStatus {
-                    if message.payload == Array("online".utf8) { engine.send(.homeAssistantOnline) }
-                    continue
-                }
-                commands.handle(message)
-            }
-        }
-        defer { consumer.cancel() }
-        await withGracefulShutdownHandler {
-            await engine.run()
-        } onGracefulShutdown: {
-            engine.requestStop()
-        }
-        // D-Bus first: no value can reach the MQTT client once it is gone.
-        bus.close()
-        await mqtt.disconnect()
+        for filter in topics.commandFilters { mqtt.subscribe(filter, qos: 1) }
+        if config.homeAssistant.discovery { mqtt.subscribe(HomeAssistantDiscovery.statusTopic(topics), qos: 1) }
+        let runtime = BlueZRuntimeService(config: config, mqtt: mqtt, logger: logger, connectBus: connectBus)
+        let group = ServiceGroup(configuration: .init(
+            services: [
+                .init(service: MQTTService(client: mqtt)),
+                .init(service: runtime, successTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            logger: logger))
+        try await group.run()
         logger.info("stopped")
-    }
-
-    /// Connects to the bus, retrying with backoff until it works or shutdown is requested.
-    private func openBus() async -> DBusConnection? {
-        var delay = Duration.milliseconds(500)
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                return try connectBus(logger)
-            } catch {
-                logger.warning("cannot connect to the D-Bus system bus: \(error); retrying in \(delay)")
-            }
-            try? await Task.sleep(for: delay)
-            delay = min(delay * 2, .seconds(10))
-        }
-        return nil
     }
 }

@@ -22,120 +22,6 @@
 /// - Backoff grows exponentially with jitter between the configured delays and
 ///   starts over after a connection that was ready for ``Configuration/stablePeriod``.
 public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    /// Timing of the machine.
-    public struct Configuration: Sendable, Hashable {
-        /// The first reconnect delay.
-        public var initialDelay: Duration
-        /// The largest reconnect delay.
-        public var maxDelay: Duration
-        /// Growth of the delay per failed attempt.
-        public var multiplier: Double
-        /// Relative jitter of each delay (0...1).
-        public var jitter: Double
-        /// How long a `Connect` may take before it is cancelled.
-        public var connectTimeout: Duration
-        /// How long to wait for `ServicesResolved` and the GATT objects.
-        public var resolveTimeout: Duration
-        /// How long subscribing may take.
-        public var subscribeTimeout: Duration
-        /// How long to wait for `Connected=false` after a disconnect or an aborted connect.
-        public var disconnectTimeout: Duration
-        /// A connection ready for this long resets the backoff.
-        public var stablePeriod: Duration
-
-        /// Creates a configuration.
-        public init(
-            initialDelay: Duration = .seconds(1),
-            maxDelay: Duration = .seconds(60),
-            multiplier: Double = 2,
-            jitter: Double = 0.2,
-            connectTimeout: Duration = .seconds(30),
-            resolveTimeout: Duration = .seconds(20),
-            subscribeTimeout: Duration = .seconds(20),
-            disconnectTimeout: Duration = .seconds(5),
-            stablePeriod: Duration = .seconds(30)
-        ) {
-            self.initialDelay = initialDelay
-            self.maxDelay = maxDelay
-            self.multiplier = multiplier
-            self.jitter = jitter
-            self.connectTimeout = connectTimeout
-            self.resolveTimeout = resolveTimeout
-            self.subscribeTimeout = subscribeTimeout
-            self.disconnectTimeout = disconnectTimeout
-            self.stablePeriod = stablePeriod
-        }
-
-        /// The defaults with the delays of the `reconnect` section.
-        public init(reconnect: BridgeConfig.Reconnect) {
-            self.init(initialDelay: reconnect.initialDelay, maxDelay: reconnect.maxDelay)
-        }
-    }
-
-    /// Where the device is in its life cycle.
-    public enum State: Sendable, Hashable {
-        /// Not connecting: waiting for the device to be discovered or for a connect request.
-        case idle
-        /// `Connect` issued; cancelled at `deadline`.
-        case connecting(deadline: Instant)
-        /// Connected; waiting for `ServicesResolved` and the GATT objects until `deadline`.
-        case resolving(deadline: Instant)
-        /// Subscribing to notifications and reading initial values, until `deadline`.
-        case subscribing(deadline: Instant)
-        /// Connected and subscribed: the device is online.
-        case ready(since: Instant)
-        /// Waiting for `Connected=false` (after a disconnect or an aborted connect) until `deadline`.
-        case disconnecting(deadline: Instant)
-        /// Waiting before the next connection attempt.
-        case backoff(until: Instant)
-        /// Stopped for good (bridge shutting down or device forgotten).
-        case stopped
-    }
-
-    /// What happened.
-    public enum Event: Sendable, Hashable {
-        /// The device object exists (appeared, or was found by a scan).
-        case discovered
-        /// Connect now (at start for known peripherals, on a reconnect request); skips a running backoff.
-        case connectRequested
-        /// `Connect` returned successfully (also for `AlreadyConnected`).
-        case connectSucceeded
-        /// `Connect` failed.
-        case connectFailed(ConnectErrorClass)
-        /// `Device1.Connected` changed.
-        case connectedChanged(Bool)
-        /// `Device1.ServicesResolved` changed.
-        case servicesResolved(Bool)
-        /// The device's GATT service and characteristic objects are present.
-        case gattObjectsPresent
-        /// Every characteristic is subscribed (and initially read).
-        case subscribed
-        /// Subscribing failed.
-        case subscribeFailed
-        /// A timer scheduled with ``Action/scheduleTick(at:)`` fired (stale ticks are ignored).
-        case tick
-        /// BlueZ removed the device object.
-        case deviceRemoved
-        /// Stop: disconnect and ignore everything from now on.
-        case stopRequested
-    }
-
-    /// What the runtime must do, in order.
-    public enum Action: Sendable, Hashable {
-        /// Call `Device1.Connect` (or `Adapter1.ConnectDevice` when there is no device object).
-        case connect
-        /// Call `Device1.Disconnect` (also cancels a pending `Connect`).
-        case disconnect
-        /// Nothing to call: the machine waits for `Connected=false` (aborted connect).
-        case waitForDisconnect
-        /// Subscribe to the characteristics and read them; report ``Event/subscribed`` or ``Event/subscribeFailed``.
-        case startSubscribing
-        /// Publish `{base}/{device}/availability` (`online` for `true`).
-        case publishAvailability(Bool)
-        /// Deliver ``Event/tick`` at this time (replaces any earlier request).
-        case scheduleTick(at: Instant)
-    }
-
     /// The timing.
     public let configuration: Configuration
     /// The current state.
@@ -150,6 +36,10 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
     public private(set) var failedAttempts = 0
     /// The reconnect delays.
     public private(set) var backoff: Backoff
+    /// Whether the machine holds a connection slot (or has asked for one).
+    public private(set) var hasSlot = false
+    /// Whether the disconnect under way ends in ``State/idle`` (``Event/releaseRequested``).
+    public private(set) var releasing = false
 
     /// Creates a machine in ``State/idle``; `seed` fixes the jitter sequence.
     public init(configuration: Configuration = Configuration(), seed: UInt64) {
@@ -179,12 +69,22 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
                 if isConnected { actions.append(.disconnect) }
             }
             state = .stopped
-            return actions
+            return actions + dropSlot()
         case .deviceRemoved:
             let actions: [Action] = isReady ? [.publishAvailability(false)] : []
             resetLinkFlags()
             state = .idle
-            return actions
+            releasing = false
+            return actions + dropSlot()
+        case .releaseRequested:
+            return release(now: now)
+        case .slotGranted:
+            guard case .waitingForSlot = state else {
+                // Granted after the wait ended: give it back unless a link is up.
+                return isConnected ? [] : dropSlotIfIdle()
+            }
+            state = .idle
+            return startConnecting(now: now)
         case .servicesResolved(let resolved):
             servicesResolved = resolved
         case .gattObjectsPresent:
@@ -227,6 +127,7 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
                 failedAttempts += 1
                 resetLinkFlags()
                 state = .idle
+                return dropSlot()
             case .connectFailed(.other):
                 failedAttempts += 1
                 return enterBackoff(now: now)
@@ -298,9 +199,9 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
             switch event {
             case .connectedChanged(false):
                 resetLinkFlags()
-                return enterBackoff(now: now)
+                return releasing ? enterIdle() : enterBackoff(now: now)
             case .tick where now >= deadline:
-                return enterBackoff(now: now)
+                return releasing ? enterIdle() : enterBackoff(now: now)
             default:
                 break
             }
@@ -318,10 +219,62 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
                 break
             }
 
+        case .waitingForSlot:
+            switch event {
+            case .connectedChanged(true):
+                // Someone else connected it: use the link.
+                isConnected = true
+                return enterResolving(now: now)
+            default:
+                break
+            }
+
         case .stopped:
             break
         }
         return []
+    }
+
+    /// ``Event/releaseRequested``: disconnect if a link is up or coming, else go idle at once.
+    mutating func release(now: Instant) -> [Action] {
+        switch state {
+        case .connecting, .resolving, .subscribing, .ready:
+            let actions: [Action] = isReady ? [.publishAvailability(false)] : []
+            releasing = true
+            return actions + [.disconnect] + enterDisconnecting(now: now)
+        case .disconnecting:
+            releasing = true
+            return []
+        case .idle, .backoff, .waitingForSlot:
+            if isConnected {
+                releasing = true
+                return [.disconnect] + enterDisconnecting(now: now)
+            }
+            return enterIdle()
+        case .stopped:
+            return []
+        }
+    }
+
+    mutating func enterIdle() -> [Action] {
+        resetLinkFlags()
+        releasing = false
+        state = .idle
+        return dropSlot()
+    }
+
+    /// Gives the slot back if the machine holds one.
+    mutating func dropSlot() -> [Action] {
+        guard hasSlot else { return [] }
+        hasSlot = false
+        return [.releaseSlot]
+    }
+
+    mutating func dropSlotIfIdle() -> [Action] {
+        switch state {
+        case .idle, .backoff, .stopped: return [.releaseSlot]
+        default: return []
+        }
     }
 
     mutating func resetLinkFlags() {
@@ -331,6 +284,13 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
     }
 
     mutating func startConnecting(now: Instant) -> [Action] {
+        if configuration.usesSlots && !hasSlot {
+            if case .waitingForSlot = state { return [] }
+            state = .waitingForSlot
+            hasSlot = true  // asked for: a release leaves the queue
+            return [.requestSlot]
+        }
+        releasing = false
         let deadline = now.advanced(by: configuration.connectTimeout)
         state = .connecting(deadline: deadline)
         return [.connect, .scheduleTick(at: deadline)]
@@ -358,7 +318,7 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
     mutating func enterBackoff(now: Instant) -> [Action] {
         let until = now.advanced(by: backoff.next())
         state = .backoff(until: until)
-        return [.scheduleTick(at: until)]
+        return dropSlot() + [.scheduleTick(at: until)]
     }
 
     mutating func lostConnection(now: Instant) -> [Action] {

@@ -1,0 +1,37 @@
+import BridgeCore
+import Logging
+import MQTT
+
+/// Takes every message of the bridge's subscriptions, in arrival order: `/set` and `/get` go to
+/// their device's session queue with their deadline (SPEC §4); bridge requests and Home
+/// Assistant's status go to the supervisor. Unknown devices are answered at once.
+struct CommandIntake: Sendable {
+    let topics: TopicMapper
+    let registry: DeviceRegistry
+    let responder: CommandResponder
+    let supervisor: Mailbox<SupervisorInput>
+    let clock: any BridgeClock
+    let timeout: Duration
+    /// `{prefix}/status` when Home Assistant discovery is on.
+    let homeAssistantStatus: String?
+
+    func handle(_ message: MQTTMessage) {
+        if let status = homeAssistantStatus, message.topic == status {
+            if message.payload == Array("online".utf8) { supervisor.send(.homeAssistantOnline) }
+            return
+        }
+        guard let parsed = topics.parse(message.topic) else { return }
+        switch parsed {
+        case .bridgeRequest(let command):
+            supervisor.send(.request(command: command, message: message))
+        case .characteristic(let device, let service, let characteristic, let op):
+            let pending = PendingCommand(
+                message: message, device: device, service: service, characteristic: characteristic, operation: op,
+                resultTopic: String(message.topic.dropLast(4)) + "/result", deadline: clock.now.advanced(by: timeout))
+            guard let entry = registry.entry(segment: device), entry.mailbox.send(.command(pending)) else {
+                responder.fail(pending, CommandError(.unknownCharacteristic, "no device '\(device)' is known to the bridge"))
+                return
+            }
+        }
+    }
+}

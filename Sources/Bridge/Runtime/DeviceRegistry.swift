@@ -1,0 +1,76 @@
+import BridgeCore
+import Synchronization
+
+/// The devices the bridge manages, as everyone outside a session sees them: which session has
+/// which topic segment and object path, and the state it last reported.
+///
+/// Written by the supervisor (a session is added or removed) and by each session (its own
+/// entry: connected, available, services); read by command intake, `bridge/devices` and health.
+final class DeviceRegistry: Sendable {
+    /// One managed device.
+    struct Entry: Sendable {
+        var path: String
+        var segment: String
+        var address: BluetoothAddress
+        var addressType: String
+        /// `always`, `poll` (SPEC §6).
+        var policy: String
+        var mailbox: Mailbox<SessionInput>
+        /// A link is up (from the Connect reply or `Connected`).
+        var connected = false
+        /// The published availability.
+        var available = false
+        /// Resolved service segments while connected.
+        var services: [String] = []
+        /// Values published since start (notifications and reads).
+        var reconnects = 0
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// Adds a device (keyed by object path).
+    func add(_ entry: Entry) {
+        entries.withLock { $0[entry.path] = entry }
+    }
+
+    /// Removes a device; returns its entry.
+    @discardableResult
+    func remove(path: String) -> Entry? {
+        entries.withLock { $0.removeValue(forKey: path) }
+    }
+
+    func entry(path: String) -> Entry? {
+        entries.withLock { $0[path] }
+    }
+
+    /// The device with this topic segment.
+    func entry(segment: String) -> Entry? {
+        entries.withLock { all in all.values.first { $0.segment == segment } }
+    }
+
+    /// The device with this segment or address (`bridge/request/forget`, `reconnect`).
+    func find(_ target: String) -> Entry? {
+        let address = BluetoothAddress(target)
+        return entries.withLock { all in
+            all.values.first { $0.segment == target || (address != nil && $0.address == address) }
+        }
+    }
+
+    /// Changes a device's entry; false when it is not managed.
+    @discardableResult
+    func update(path: String, _ body: (inout Entry) -> Void) -> Bool {
+        entries.withLock { all in
+            guard var e = all[path] else { return false }
+            body(&e)
+            all[path] = e
+            return true
+        }
+    }
+
+    /// Every device, by segment.
+    var all: [Entry] {
+        entries.withLock { Array($0.values) }.sorted { $0.segment < $1.segment }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+}

@@ -1,0 +1,43 @@
+import BlueZ
+import BridgeCore
+import Logging
+import MQTT
+
+/// The bridge's runtime wired together over its two seams (``BluetoothCentral``,
+/// ``MessageBroker``) and a clock: the supervisor, command intake and the value router. The
+/// service runs it over BlueZ and libmosquitto; tests run it over in-memory fakes.
+struct Runtime: Sendable {
+    let context: SessionContext
+    let supervisorMailbox: Mailbox<SupervisorInput>
+    let intake: CommandIntake
+
+    init(
+        config: BridgeConfig, central: any BluetoothCentral, broker: any MessageBroker, clock: any BridgeClock,
+        logger: Logger, timing: SessionTiming = SessionTiming()
+    ) {
+        let topics = TopicMapper(config: config)
+        let mailbox = Mailbox<SupervisorInput>()
+        let registry = DeviceRegistry()
+        let responder = CommandResponder(broker: broker, logger: logger)
+        context = SessionContext(
+            config: config, topics: topics, central: central, broker: broker, router: ValueRouter(mqtt: broker),
+            registry: registry, slots: SlotPool(capacity: config.bluetooth.maxConnections), clock: clock,
+            logger: logger, supervisor: mailbox, responder: responder, timing: timing)
+        supervisorMailbox = mailbox
+        intake = CommandIntake(
+            topics: topics, registry: registry, responder: responder, supervisor: mailbox, clock: clock,
+            timeout: config.commands.timeout,
+            homeAssistantStatus: config.homeAssistant.discovery ? HomeAssistantDiscovery.statusTopic(topics) : nil)
+    }
+
+    /// Runs the supervisor (and its sessions) until ``stop()``.
+    func run() async {
+        let supervisor = Supervisor(context: context, mailbox: supervisorMailbox)
+        await supervisor.run()
+    }
+
+    /// Asks for a clean, bounded shutdown.
+    func stop() {
+        supervisorMailbox.send(.stop)
+    }
+}

@@ -1,0 +1,38 @@
+import BlueZ
+import DBusKit
+
+/// What the runtime needs of BlueZ: the object tree with its changes, values as they arrive, and
+/// the calls of the central role. ``BlueZClient`` is the real one; tests use an in-memory fake.
+///
+/// Every call completes (with an error when the bus goes away) and is cancelled with its task.
+public protocol BluetoothCentral: Sendable {
+    /// Changes of the object tree, in order; one consumer.
+    var events: AsyncStream<BlueZEvent> { get }
+    /// Whether `org.bluez` is on the bus and its tree is loaded.
+    var isAvailable: Bool { get }
+    /// Starts following BlueZ (loads the tree; ``events`` reports `serviceAvailable`).
+    func start() async
+    /// Stops following BlueZ and finishes ``events``.
+    func stop()
+    /// Reads the tree under its lock.
+    func withTree<R>(_ body: (BlueZObjectTree) -> R) -> R
+    /// Where characteristic values go, straight from the D-Bus thread.
+    func setValueHandler(_ handler: BlueZClient.ValueHandler?)
+
+    func setProperty(_ path: String, interface: String, name: String, value: DBusValue) async throws(BlueZError)
+    func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool) async throws(BlueZError)
+    func startDiscovery(adapter: String) async throws(BlueZError)
+    func stopDiscovery(adapter: String) async throws(BlueZError)
+    func removeDevice(adapter: String, device: String) async throws(BlueZError)
+    func connectDevice(adapter: String, address: String, addressType: String) async throws(BlueZError) -> String
+    func connect(device: String, timeout: Duration) async throws(BlueZError)
+    func disconnect(device: String) async throws(BlueZError)
+    func startNotify(characteristic: String) async throws(BlueZError)
+    func stopNotify(characteristic: String) async throws(BlueZError)
+    func readValue(characteristic: String, timeout: Duration?) async throws(BlueZError) -> [UInt8]
+    func writeValue(
+        characteristic: String, value: [UInt8], type: BlueZClient.WriteType, timeout: Duration?
+    ) async throws(BlueZError)
+}
+
+extension BlueZClient: BluetoothCentral {}

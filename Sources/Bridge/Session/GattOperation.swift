@@ -1,0 +1,38 @@
+import BlueZ
+import BridgeCore
+
+/// One operation of a session's GATT queue: everything a session asks of one peripheral passes
+/// through the queue, one at a time, in order.
+enum GattOperation: Sendable {
+    /// `StartNotify` after connecting.
+    case subscribe(MappedCharacteristic)
+    /// A read after connecting (`initial`) or by a `poll` interval.
+    case read(MappedCharacteristic, initial: Bool)
+    /// The setup of a connection is done (a marker: no BlueZ call).
+    case setupDone(onlyNew: Bool)
+    /// A `/set` or `/get`.
+    case command(PendingCommand)
+
+    var isSetup: Bool {
+        switch self {
+        case .subscribe, .setupDone: return true
+        case .read(_, let initial): return initial
+        case .command: return false
+        }
+    }
+}
+
+/// How a GATT operation ended.
+enum GattOutcome: Sendable {
+    case subscribed(MappedCharacteristic, error: BlueZError?)
+    /// `linkDropped`: the device's services were no longer resolved when the error came.
+    case read(MappedCharacteristic, initial: Bool, Result<[UInt8], BlueZError>, linkDropped: Bool)
+    /// A command was answered (`result`); a read's value is published on the value topic too.
+    case command(PendingCommand, CommandResult, readValue: ReadValue?)
+}
+
+/// A value a `/get` read: published on the value topic too.
+struct ReadValue: Sendable {
+    var path: String
+    var value: [UInt8]
+}

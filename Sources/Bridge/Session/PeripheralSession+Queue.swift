@@ -1,0 +1,109 @@
+import BlueZ
+import BridgeCore
+
+extension PeripheralSession {
+    /// Starts the next GATT operation when none is in flight: setup first (while subscribing),
+    /// then commands and polls in arrival order (while ready).
+    func pump(_ group: inout DiscardingTaskGroup) {
+        if isPoll { steerPollConnection(&group) }
+        while !inFlight && !ended {
+            if let op = setupQueue.first {
+                guard machine.isConnected else { return }
+                setupQueue.removeFirst()
+                start(op, &group)
+                continue
+            }
+            guard machine.isReady, !setupRunning, let op = workQueue.first else { return }
+            workQueue.removeFirst()
+            start(op, &group)
+        }
+    }
+
+    /// Runs one operation: inline when it needs no BlueZ call, else as a child task whose
+    /// completion comes back as ``SessionInput/operationFinished(attempt:_:)``.
+    private func start(_ op: GattOperation, _ group: inout DiscardingTaskGroup) {
+        let attempt = generation
+        let central = ctx.central, mailbox = self.mailbox, path = self.path
+        switch op {
+        case .setupDone(let onlyNew):
+            setupDone(onlyNew: onlyNew, &group)
+        case .subscribe(let mc):
+            inFlight = true
+            group.addTask {
+                do throws(BlueZError) {
+                    try await central.startNotify(characteristic: mc.path)
+                    mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: nil)))
+                } catch {
+                    mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: error)))
+                }
+            }
+        case .read(let mc, let initial):
+            if unreadable.contains(mc.uuid.uuidString) { return }
+            inFlight = true
+            group.addTask {
+                do throws(BlueZError) {
+                    let value = try await central.readValue(characteristic: mc.path, timeout: nil)
+                    mailbox.send(.operationFinished(attempt: attempt, .read(mc, initial: initial, .success(value), linkDropped: false)))
+                } catch {
+                    // 5.66 drops the link after a failed pairing and signals that before the error reply.
+                    let dropped = central.withTree { !($0.device(path)?.servicesResolved ?? false) }
+                    mailbox.send(.operationFinished(attempt: attempt, .read(mc, initial: initial, .failure(error), linkDropped: dropped)))
+                }
+            }
+        case .command(let command):
+            commandCount -= 1
+            execute(command, attempt: attempt, &group)
+        }
+    }
+
+    /// A GATT operation finished.
+    func finished(_ outcome: GattOutcome, attempt: Int, _ group: inout DiscardingTaskGroup) {
+        switch outcome {
+        case .command(let command, let result, let readValue):
+            // Answered whatever happened to the link meanwhile: it was sent.
+            if let readValue { ctx.router.publishRead(path: readValue.path, value: readValue.value) }
+            ctx.responder.finish(command, result)
+        case .subscribed(let mc, let error):
+            guard attempt == generation else { return stale("StartNotify \(mc.path)") }
+            if let error {
+                // Generic Attribute's Service Changed and similar may refuse; go on with the rest.
+                logger.warning("StartNotify \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
+                subscribeFailures += 1
+            } else {
+                notifying.append(mc.path)
+            }
+        case .read(let mc, let initial, let result, let linkDropped):
+            guard attempt == generation else { return stale("ReadValue \(mc.path)") }
+            switch result {
+            case .success(let value):
+                ctx.router.publishRead(path: mc.path, value: value)
+            case .failure(let error):
+                if Self.isSecurityRefusal(error, linkDropped: linkDropped) {
+                    // Reading it makes BlueZ try to pair (and, with no agent, drop the link).
+                    unreadable.insert(mc.uuid.uuidString)
+                    ctx.supervisor.send(.session(path: path, .unreadable(uuid: mc.uuid.uuidString)))
+                    logger.warning("ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): it needs pairing; not reading it again")
+                } else {
+                    logger.warning("\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
+                }
+            }
+        }
+    }
+
+    private func stale(_ what: String) {
+        logger.debug("\(what): completion of an earlier connection dropped")
+    }
+
+    /// Whether a failed read means the characteristic needs pairing. `linkDropped`: the device's
+    /// services were no longer resolved when the error came.
+    static func isSecurityRefusal(_ error: BlueZError, linkDropped: Bool) -> Bool {
+        if error.code == .notAuthorized || error.code == .authenticationFailed { return true }
+        let m = error.message.lowercased()
+        // ATT: 0x05 insufficient authentication, 0x08 authorization, 0x0c key size, 0x0f insufficient
+        // encryption. 0x0e "unlikely error" is what 5.66 reports after a failed pairing, but a
+        // device may send it for anything: it counts only when the link went down with it.
+        for code in ["0x05", "0x08", "0x0c", "0x0f"] where m.contains("att error: \(code)") { return true }
+        if linkDropped && m.contains("att error: 0x0e") { return true }
+        return m.contains("authentication") || m.contains("encryption")
+    }
+}

@@ -1,0 +1,29 @@
+/// Where a `connection: poll` device is in its cycle (SPEC §6).
+struct PollCycle: Sendable {
+    enum Phase: Sendable, Equatable {
+        /// Between cycles (commands may still connect it on demand).
+        case waiting
+        /// Connecting and reading; failed attempts before it started: `failuresAtStart`.
+        case running(startedAt: BridgeInstant, failuresAtStart: Int)
+        /// Staying connected for notifications until then.
+        case listening(until: BridgeInstant)
+    }
+
+    var phase: Phase = .waiting
+    /// When the next cycle starts.
+    var nextAt: BridgeInstant?
+
+    var isRunning: Bool {
+        if case .running = phase { return true }
+        return false
+    }
+
+    func nextDeadline(isPoll: Bool) -> BridgeInstant? {
+        guard isPoll else { return nil }
+        switch phase {
+        case .waiting: return nextAt
+        case .running: return nextAt
+        case .listening(let until): return nextAt.map { min($0, until) } ?? until
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import BlueZ
+import BridgeCore
+import Logging
+import MQTT
+
+/// What every session shares: configuration, the BlueZ and MQTT seams, the value router, the
+/// registry, the connection slots, the clock and the supervisor's inbox.
+struct SessionContext: Sendable {
+    var config: BridgeConfig
+    var topics: TopicMapper
+    var central: any BluetoothCentral
+    var broker: any MessageBroker
+    var router: ValueRouter
+    var registry: DeviceRegistry
+    var slots: SlotPool
+    var clock: any BridgeClock
+    var logger: Logger
+    var supervisor: Mailbox<SupervisorInput>
+    var responder: CommandResponder
+    /// Timing of the connection state machines (shortened in tests).
+    var timing: SessionTiming = SessionTiming()
+}
+
+/// Waits of a session that are not in the configuration.
+struct SessionTiming: Sendable {
+    /// How long no GATT object may have appeared before a device's objects count as complete
+    /// (BlueZ 5.66 exports them one `InterfacesAdded` at a time, before or after `ServicesResolved`).
+    var gattQuietPeriod: Duration = .milliseconds(250)
+    /// How long after `ServicesResolved` to wait for services that `UUIDs` names but that have no
+    /// object yet, before going on without them.
+    var missingServicesGrace: Duration = .seconds(3)
+    /// Failed connection attempts after which a poll cycle counts as failed (SPEC §6).
+    var pollCycleAttempts = 3
+    /// `Device1.Connect` timeout.
+    var connectTimeout: Duration = .seconds(30)
+}
+
+/// A device a session is created for.
+struct SessionDevice: Sendable {
+    var path: String
+    var address: BluetoothAddress
+    var addressType: String
+    var segment: String
+    var config: BridgeConfig.Device?
+    /// Characteristic UUIDs whose reads need pairing (from the state file): never read.
+    var unreadable: Set<String>
+    /// Connect at once (a stored peripheral).
+    var connectNow: Bool
+    /// Jitter seed of the backoff.
+    var seed: UInt64
+
+    var policy: ConnectionPolicy { config?.connection ?? .always }
+}

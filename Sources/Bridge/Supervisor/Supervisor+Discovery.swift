@@ -1,0 +1,199 @@
+import BlueZ
+import BridgeCore
+import DBusKit
+
+/// The scan's state.
+struct DiscoveryState: Sendable {
+    /// The adapter is up and the scan may run.
+    var wanted = false
+    /// A `StartDiscovery` of ours is under way or running.
+    var starting = false
+    var ours = false
+    var retryAt: BridgeInstant?
+    var watchdogAt: BridgeInstant?
+    var lastAdvertisement = BridgeInstant(offset: .zero)
+}
+
+extension Supervisor {
+    // MARK: Adapter
+
+    func adapterCheck(_ group: inout DiscardingTaskGroup) {
+        guard central.isAvailable else { return }
+        guard let props = central.withTree({ $0.properties(path: adapterPath, interface: BlueZ.adapter) }) else {
+            let have = central.withTree { $0.paths(with: BlueZ.adapter) }
+            logger.error(
+                "adapter \(config.bluetooth.adapter) (\(adapterPath)) not found; BlueZ has: \(have.isEmpty ? "no adapters" : have.joined(separator: ", ")). Waiting for it.")
+            adapterReady = false
+            return
+        }
+        if props["Powered"]?.bool != true {
+            adapterReady = false
+            guard !poweringOn else { return }
+            logger.notice("adapter \(config.bluetooth.adapter) is powered off: powering it on")
+            poweringOn = true
+            let central = self.central, adapter = adapterPath, mailbox = self.mailbox
+            group.addTask {
+                do throws(BlueZError) {
+                    try await central.setProperty(adapter, interface: BlueZ.adapter, name: "Powered", value: .bool(true))
+                    mailbox.send(.powerFinished(error: nil))
+                } catch {
+                    mailbox.send(.powerFinished(error: error))
+                }
+            }
+            return  // The Powered change brings us back here.
+        }
+        guard !adapterReady else { return }
+        adapterReady = true
+        logger.info("adapter \(config.bluetooth.adapter) (\(props["Address"]?.string ?? "?")) is powered")
+        // Stored peripherals first, without waiting for a scan result.
+        connectKnownPeripherals(&group)
+        for dev in central.withTree({ $0.devices(adapter: adapterPath) }) { consider(dev.path, &group) }
+        discovery.wanted = true
+        discovery.watchdogAt = now.advanced(by: watchdogPeriod / 4)
+        ensureDiscovery(&group)
+    }
+
+    func adapterLost() {
+        adapterReady = false
+        discovery.wanted = false
+        discovery.ours = false
+        discovery.watchdogAt = nil
+        discovery.retryAt = nil
+    }
+
+    func adapterPropertiesChanged(_ changed: [String], _ group: inout DiscardingTaskGroup) {
+        let props = central.withTree { $0.properties(path: adapterPath, interface: BlueZ.adapter) }
+        if changed.contains("Powered") {
+            let powered = props?["Powered"]?.bool ?? false
+            if powered != adapterReady {
+                logger.notice("adapter \(config.bluetooth.adapter) powered \(powered ? "on" : "off")")
+                if !powered { adapterLost() }
+                adapterCheck(&group)
+            }
+        }
+        if changed.contains("Discovering") {
+            let discovering = props?["Discovering"]?.bool ?? false
+            if !discovering { discovery.ours = false }
+            if !discovering && discovery.wanted && adapterReady && discoveryNeeded() && !discovery.starting {
+                logger.info("discovery stopped behind our back: restarting it")
+                discovery.retryAt = now.advanced(by: .seconds(1))
+            }
+        }
+    }
+
+    var watchdogPeriod: Duration { config.bluetooth.scanWatchdog ?? .seconds(60) }
+
+    // MARK: Discovery
+
+    /// Whether a wanted peripheral is missing (SPEC §5): with a service filter or a name
+    /// pattern every new advertiser may be wanted, so the scan keeps running; when every wanted
+    /// peripheral is named by address and connected, it stops.
+    func discoveryNeeded() -> Bool {
+        if !config.bluetooth.services.isEmpty { return true }
+        var addresses = known.addresses
+        for d in config.devices {
+            switch d.match {
+            case .name: return true
+            case .address(let a): addresses.insert(a.description)
+            }
+        }
+        let online = Set(ctx.registry.all.filter(\.available).map(\.address.description))
+        return !addresses.isSubset(of: online)
+    }
+
+    func ensureDiscovery(_ group: inout DiscardingTaskGroup) {
+        guard adapterReady, discovery.wanted, !discovery.starting, !stopping, discoveryNeeded() else { return }
+        let discovering = central.withTree { $0.properties(path: adapterPath, interface: BlueZ.adapter)?["Discovering"]?.bool } == true
+        if discovering && discovery.ours { return }
+        discovery.starting = true
+        // A UUID filter hides peripherals that `devices` entries match by name or address.
+        let uuids = config.devices.isEmpty ? config.bluetooth.services.map(\.uuidString) : []
+        let central = self.central, adapter = adapterPath, mailbox = self.mailbox, logger = self.logger
+        group.addTask {
+            do throws(BlueZError) {
+                try await central.setDiscoveryFilter(adapter: adapter, uuids: uuids, duplicateData: false)
+            } catch {
+                logger.warning("SetDiscoveryFilter failed: \(error)")
+            }
+            do throws(BlueZError) {
+                try await central.startDiscovery(adapter: adapter)
+                mailbox.send(.discoveryFinished(error: nil))
+            } catch {
+                mailbox.send(.discoveryFinished(error: error))
+            }
+        }
+    }
+
+    func discoveryFinished(_ error: BlueZError?, _ group: inout DiscardingTaskGroup) {
+        discovery.starting = false
+        let discovering = central.withTree { $0.properties(path: adapterPath, interface: BlueZ.adapter)?["Discovering"]?.bool } == true
+        guard let error else {
+            discovery.ours = true
+            // The watchdog measures the silence of this scan, not the time since the last one.
+            discovery.lastAdvertisement = now
+            let filter = config.devices.isEmpty && !config.bluetooth.services.isEmpty
+            logger.info(
+                "scanning on \(config.bluetooth.adapter) for \(filter ? "services " + config.bluetooth.services.map(\.shortForm).joined(separator: ", ") : "all LE peripherals")")
+            return
+        }
+        if error.code == .inProgress && discovering {
+            // Our own session is still running (its Discovering=false came late): keep it.
+            discovery.ours = true
+            logger.debug("StartDiscovery: InProgress while discovering; keeping the running scan")
+        } else if error.code == .inProgress {
+            logger.notice("StartDiscovery: InProgress; stopping the scan and retrying")
+            let central = self.central, adapter = adapterPath
+            group.addTask { try? await central.stopDiscovery(adapter: adapter) }
+            discovery.retryAt = now.advanced(by: .seconds(1))
+        } else {
+            logger.warning("StartDiscovery failed: \(error); retrying in 5 s")
+            discovery.retryAt = now.advanced(by: .seconds(5))
+        }
+    }
+
+    /// Starts or stops the scan as ``discoveryNeeded()`` says.
+    func updateDiscovery(_ group: inout DiscardingTaskGroup) {
+        guard adapterReady, discovery.wanted, !stopping else { return }
+        if discoveryNeeded() {
+            ensureDiscovery(&group)
+        } else if discovery.ours {
+            logger.info("every wanted peripheral is connected: stopping the scan")
+            discovery.ours = false
+            let central = self.central, adapter = adapterPath, logger = self.logger
+            group.addTask {
+                do throws(BlueZError) { try await central.stopDiscovery(adapter: adapter) } catch {
+                    logger.debug("StopDiscovery: \(error)")
+                }
+            }
+        }
+    }
+
+    /// Restarts a scan that has seen nothing for a long time while peripherals are missing.
+    func scanWatchdog(_ group: inout DiscardingTaskGroup) {
+        let period = watchdogPeriod
+        discovery.watchdogAt = now.advanced(by: period / 4)
+        guard adapterReady, discovery.wanted, discovery.ours, !discovery.starting, discoveryNeeded() else { return }
+        // Missing: a managed device that is not online, or a wanted address (configured or stored)
+        // that is not online, e.g. one BlueZ dropped from its tree, which only the scan finds again.
+        var wanted = known.addresses
+        for d in config.devices { if case .address(let a) = d.match { wanted.insert(a.description) } }
+        let entries = ctx.registry.all
+        let online = Set(entries.filter(\.available).map(\.address.description))
+        let missing = entries.isEmpty || entries.contains { !$0.available } || !wanted.isSubset(of: online)
+        guard missing, discovery.lastAdvertisement.duration(to: now) > period else { return }
+        logger.warning("scan watchdog: no advertisement for \(period) while peripherals are missing; restarting the scan")
+        discovery.lastAdvertisement = now
+        discovery.ours = false
+        discovery.starting = true
+        let central = self.central, adapter = adapterPath, mailbox = self.mailbox
+        group.addTask {
+            try? await central.stopDiscovery(adapter: adapter)
+            do throws(BlueZError) {
+                try await central.startDiscovery(adapter: adapter)
+                mailbox.send(.discoveryFinished(error: nil))
+            } catch {
+                mailbox.send(.discoveryFinished(error: error))
+            }
+        }
+    }
+}

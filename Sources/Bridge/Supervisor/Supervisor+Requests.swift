@@ -1,0 +1,120 @@
+import BlueZ
+import BridgeCore
+import MQTT
+
+extension Supervisor {
+    /// `{base}/bridge/devices`: one object per managed device (SPEC §4, §6).
+    func devicesPayload() -> [UInt8] {
+        var list: [JSONValue] = []
+        for e in ctx.registry.all {
+            let snapshot = central.withTree { $0.device(e.path) }
+            // BlueZ 5.66 does not always signal Connected=true after Connect (seen on the real
+            // stack): the session knows from the Connect reply.
+            let connected = e.connected || (snapshot?.connected ?? false)
+            var services: [JSONValue] = []
+            if connected && !e.services.isEmpty {
+                services = e.services.map { .string($0) }
+            } else {
+                let config = config.device(address: e.address, name: snapshot?.name ?? snapshot?.alias)
+                for u in snapshot?.uuids ?? [] {
+                    if let uuid = BluetoothUUID(u) { services.append(.string(ctx.topics.serviceSegment(uuid, config: config))) }
+                }
+            }
+            var obj = JSONObject()
+            obj.append("name", .string(e.segment))
+            obj.append("address", .string(e.address.description))
+            obj.append("address_type", .string(e.addressType))
+            obj.append("connected", .bool(connected))
+            // BlueZ reports 127 for "no valid RSSI" on some controllers.
+            if let rssi = snapshot?.rssi, rssi != 127 { obj.append("rssi", .integer(Int64(rssi))) } else { obj.append("rssi", .null) }
+            obj.append("services", .array(services))
+            obj.append("connection", .string(e.policy))
+            obj.append("available", .bool(e.available))
+            list.append(.object(obj))
+        }
+        return JSONValue.array(list).jsonBytes
+    }
+
+    func publishDevices(force: Bool = false) {
+        let payload = devicesPayload()
+        guard force || payload != lastDevicesPayload else { return }
+        lastDevicesPayload = payload
+        ctx.broker.publish(topic: ctx.topics.bridgeDevices, payload: payload, qos: 1, retain: true)
+    }
+
+    /// `{base}/bridge/request/{command}`: answered on `bridge/response/{command}` (and a v5
+    /// Response Topic).
+    func handleRequest(_ command: String, _ message: MQTTMessage, _ group: inout DiscardingTaskGroup) {
+        let request = (try? JSONParser.parse(message.payload)) ?? .null
+        var data = JSONObject()
+        var error: String?
+        switch command {
+        case "health_check":
+            let entries = ctx.registry.all
+            data.append("healthy", .bool(central.isAvailable && adapterReady))
+            data.append("bluez", .bool(central.isAvailable))
+            data.append("adapter", .bool(adapterReady))
+            data.append("devices", .integer(Int64(entries.count)))
+            data.append("connected", .integer(Int64(entries.filter(\.available).count)))
+            data.append("published", .integer(Int64(clamping: ctx.router.published)))
+            let slots: JSONObject = [
+                "max": .integer(Int64(config.bluetooth.maxConnections)),
+                "in_use": .integer(Int64(ctx.slots.inUse)),
+                "waiting": .integer(Int64(ctx.slots.waiting.count)),
+            ]
+            data.append("connection_slots", .object(slots))
+        case "devices":
+            data.append("devices", (try? JSONParser.parse(devicesPayload())) ?? .array([]))
+        case "forget", "reconnect":
+            guard let target = request["device"]?.stringValue ?? request.stringValue else {
+                error = "expected {\"device\": \"<name or address>\"}"
+                break
+            }
+            guard let entry = ctx.registry.find(target) else {
+                if command == "forget", let a = BluetoothAddress(target), known.forget(a.description) {
+                    data.append("device", .string(target))
+                    break
+                }
+                error = "no device '\(target)' is known to the bridge"
+                break
+            }
+            data.append("device", .string(entry.segment))
+            data.append("address", .string(entry.address.description))
+            if command == "forget" {
+                forget(entry, &group)
+            } else {
+                logger.notice("reconnecting \(entry.address) on request")
+                entry.mailbox.send(.reconnectRequested)
+            }
+        default:
+            error = "unknown request '\(command)' (known: health_check, devices, forget, reconnect)"
+        }
+        var response = JSONObject()
+        response.append("status", .string(error == nil ? "ok" : "error"))
+        response.append("data", .object(data))
+        if let error { response.append("error", .string(error)) }
+        if let transaction = request["transaction"] { response.append("transaction", transaction) }
+        let payload = JSONValue.object(response).jsonBytes
+        ctx.broker.publish(topic: ctx.topics.bridgeResponse(command), payload: payload, qos: 1, retain: false)
+        ctx.responder.reply(to: message, payload)
+    }
+
+    /// Forgets a device: the state file, Home Assistant, its session, BlueZ's object.
+    private func forget(_ entry: DeviceRegistry.Entry, _ group: inout DiscardingTaskGroup) {
+        logger.notice("forgetting \(entry.address) on request")
+        known.forget(entry.address.description)
+        homeAssistant.remove(path: entry.path)
+        // The session stays in `sessions` until its loop ended, so no second one starts meanwhile.
+        entry.mailbox.send(.stop)
+        ctx.registry.remove(path: entry.path)
+        ctx.broker.publish(ctx.topics.availability(device: entry.segment), text: "offline", retain: true)
+        publishDevices()
+        let central = self.central, adapter = adapterPath, logger = self.logger, path = entry.path
+        group.addTask {
+            try? await central.disconnect(device: path)
+            do throws(BlueZError) { try await central.removeDevice(adapter: adapter, device: path) } catch {
+                logger.debug("RemoveDevice \(path): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import BlueZ
+import MQTT
+
+/// What the supervisor reacts to, in arrival order.
+enum SupervisorInput: Sendable {
+    /// A change of BlueZ's object tree.
+    case bluez(BlueZEvent)
+    /// The broker (re)accepted the connection.
+    case brokerConnected
+    /// Home Assistant announced `online` on `{prefix}/status`.
+    case homeAssistantOnline
+    /// `{base}/bridge/request/{command}`.
+    case request(command: String, message: MQTTMessage)
+    /// A session's report.
+    case session(path: String, SessionReport)
+    /// A session's loop ended.
+    case sessionEnded(path: String)
+    /// The adapter power-on call returned.
+    case powerFinished(error: BlueZError?)
+    /// `SetDiscoveryFilter` + `StartDiscovery` returned.
+    case discoveryFinished(error: BlueZError?)
+    /// Shut down: publish `offline`, stop every session (bounded), stop the scan.
+    case stop
+}

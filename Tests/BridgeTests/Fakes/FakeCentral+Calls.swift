@@ -1,0 +1,74 @@
+import BlueZ
+import DBusKit
+
+@testable import Bridge
+
+extension FakeCentral {
+    var isAvailable: Bool { true }
+
+    func start() async { announce() }
+
+    func stop() { finishEvents() }
+
+    func withTree<R>(_ body: (BlueZObjectTree) -> R) -> R {
+        treeSnapshot(body)
+    }
+
+    func setProperty(_ path: String, interface: String, name: String, value: DBusValue) async throws(BlueZError) {
+        _ = try await record("Set", path)
+    }
+
+    func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool) async throws(BlueZError) {
+        _ = try await record("SetDiscoveryFilter", adapter)
+    }
+
+    func startDiscovery(adapter: String) async throws(BlueZError) {
+        _ = try await record("StartDiscovery", adapter)
+        setProperties(adapter, BlueZ.adapter, ["Discovering": .bool(true)])
+    }
+
+    func stopDiscovery(adapter: String) async throws(BlueZError) {
+        _ = try await record("StopDiscovery", adapter)
+        setProperties(adapter, BlueZ.adapter, ["Discovering": .bool(false)])
+    }
+
+    func removeDevice(adapter: String, device: String) async throws(BlueZError) {
+        _ = try await record("RemoveDevice", device)
+    }
+
+    func connectDevice(adapter: String, address: String, addressType: String) async throws(BlueZError) -> String {
+        _ = try await record("ConnectDevice", adapter)
+        throw BlueZError(code: .doesNotExist, name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no ConnectDevice")
+    }
+
+    /// Connect: the link comes up and the cached services resolve at once.
+    func connect(device: String, timeout: Duration) async throws(BlueZError) {
+        _ = try await record("Connect", device, timeout: timeout)
+        linkUp(device)
+        setProperties(device, BlueZ.device, ["Connected": .bool(true)])
+        setProperties(device, BlueZ.device, ["ServicesResolved": .bool(true)])
+    }
+
+    func disconnect(device: String) async throws(BlueZError) {
+        _ = try await record("Disconnect", device)
+        dropLink(device)
+    }
+
+    func startNotify(characteristic: String) async throws(BlueZError) {
+        _ = try await record("StartNotify", characteristic, gatt: true)
+    }
+
+    func stopNotify(characteristic: String) async throws(BlueZError) {
+        _ = try await record("StopNotify", characteristic)
+    }
+
+    func readValue(characteristic: String, timeout: Duration?) async throws(BlueZError) -> [UInt8] {
+        try await record("ReadValue", characteristic, timeout: timeout, gatt: true)
+    }
+
+    func writeValue(
+        characteristic: String, value: [UInt8], type: BlueZClient.WriteType, timeout: Duration?
+    ) async throws(BlueZError) {
+        _ = try await record("WriteValue", characteristic, bytes: value, timeout: timeout, gatt: true)
+    }
+}
