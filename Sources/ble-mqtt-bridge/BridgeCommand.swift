@@ -138,9 +138,9 @@ extension BridgeCommand {
                 services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger)
-            // Shutdown is bounded whatever BlueZ, the bus or the broker do meanwhile.
+            // Shutdown is bounded whatever BlueZ, the bus or the broker do meanwhile: after
+            // 8 s the group is cancelled (every D-Bus call with it); after 12 s the process exits.
             configuration.maximumGracefulShutdownDuration = .seconds(8)
-            configuration.maximumCancellationDuration = .seconds(2)
             let group = ServiceGroup(configuration: configuration)
             try await withThrowingDiscardingTaskGroup { tasks in
                 // A second SIGTERM/SIGINT exits at once (the broker then publishes the last will).
@@ -150,6 +150,13 @@ extension BridgeCommand {
                         seen += 1
                         if seen >= 2 {
                             logger.warning("second signal: exiting at once")
+                            _exit(1)
+                        }
+                        // Unstructured on purpose: a last resort that must outlive this task
+                        // group if shutdown wedges.
+                        Task.detached {
+                            try? await Task.sleep(for: .seconds(12))
+                            logger.error("shutdown did not finish within 12 s: exiting")
                             _exit(1)
                         }
                     }

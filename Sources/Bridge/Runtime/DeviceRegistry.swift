@@ -22,8 +22,6 @@ final class DeviceRegistry: Sendable {
         var available = false
         /// Resolved service segments while connected.
         var services: [String] = []
-        /// Values published since start (notifications and reads).
-        var reconnects = 0
     }
 
     private let entries = Mutex<[String: Entry]>([:])

@@ -141,6 +141,8 @@ extension PeripheralSession {
     /// Runs a command's BlueZ call as a child task; its result comes back through the mailbox.
     private func launch(_ job: CommandJob, attempt: Int, _ group: inout DiscardingTaskGroup) {
         inFlight = true
+        let c = job.command
+        logger.debug("\(c.operation == .set ? "write" : "read") \(c.device)/\(c.service)/\(c.characteristic): sent to BlueZ, \(job.timeout) left")
         let central = ctx.central, mailbox = self.mailbox
         group.addTask {
             if job.command.operation == .set {

@@ -37,7 +37,9 @@ struct KnownPeripheralBook {
     ) {
         let address = entry.address.description
         if awaitingFirstValue.remove(address) != nil {
-            logger.notice("stored peripheral \(address) publishing \(startedAt.duration(to: now)) after start")
+            let elapsed = startedAt.duration(to: now).components
+            let ms = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+            logger.notice("stored peripheral \(address) publishing \(ms) ms after start")
         }
         guard let stateFile else { return }
         let record = KnownPeripheral(
