@@ -192,7 +192,10 @@ final class PeripheralSession {
         var deadlines: [BridgeInstant?] = [tickAt, gattCheckAt, cycle.nextDeadline(isPoll: isPoll)]
         deadlines.append(pollDue.values.min())
         if let first = firstCommandDeadline() { deadlines.append(first) }
-        return deadlines.compactMap { $0 }.min()
+        // A deadline that already passed could not be acted on (a poll cycle waiting for the
+        // last link to go down): an input wakes the loop for it, not a busy loop.
+        let now = self.now
+        return deadlines.compactMap { $0 }.filter { $0 > now }.min()
     }
 
     private func fireTimers(_ group: inout DiscardingTaskGroup) {
