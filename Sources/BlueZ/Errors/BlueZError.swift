@@ -6,7 +6,7 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         case inProgress, failed, notReady, notPermitted, notSupported, notAuthorized, notConnected
         case alreadyConnected, alreadyExists, doesNotExist, invalidArguments, invalidValueLength
-        case authenticationFailed, timeout, noAdapter, serviceUnavailable, disconnected, other
+        case authenticationFailed, timeout, noAdapter, serviceUnavailable, disconnected, cancelled, other
     }
 
     /// The class of the error.
@@ -44,6 +44,7 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         case DBusError.Name.serviceUnknown, DBusError.Name.nameHasNoOwner: code = .serviceUnavailable
         case DBusError.Name.unknownObject, DBusError.Name.unknownMethod: code = .doesNotExist
         case DBusError.Name.disconnected: code = .disconnected
+        case DBusError.Name.cancelled: code = .cancelled
         default: code = .other
         }
         self.init(code: code, name: error.name, message: error.message)

@@ -1,4 +1,5 @@
 import CDBus
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,21 +12,22 @@ import Musl
 /// the pipe (libdbus's wakeup-main and dispatch-status hooks), so a call's round trip is not
 /// held back by a poll timeout.
 final class DBusIOLoop: @unchecked Sendable {
-    private struct Watch {
-        var watch: OpaquePointer
+    /// A libdbus watch or timeout; only this loop's thread and libdbus's hooks touch it.
+    private struct Handle: Hashable, @unchecked Sendable {
+        let raw: OpaquePointer
     }
-    private struct Timeout {
-        var timeout: OpaquePointer
+    private struct Timeout: Sendable {
+        var timeout: Handle
         var deadline: Int64  // monotonic ms
     }
-    private struct State {
-        var watches: [OpaquePointer] = []
+    private struct State: Sendable {
+        var watches: [Handle] = []
         var timeouts: [Timeout] = []
         var running = true
         var exited = false
     }
 
-    private let state = Locked(State())
+    private let state = Mutex(State())
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private var thread: pthread_t?
@@ -83,30 +85,30 @@ final class DBusIOLoop: @unchecked Sendable {
     // MARK: libdbus hooks (any thread, libdbus's lock may be held: never call back into libdbus here)
 
     func addWatch(_ w: OpaquePointer) {
-        state.withLock { $0.watches.append(w) }
+        state.withLock { $0.watches.append(Handle(raw: w)) }
         wake()
     }
 
     func removeWatch(_ w: OpaquePointer) {
-        state.withLock { $0.watches.removeAll { $0 == w } }
+        state.withLock { $0.watches.removeAll { $0.raw == w } }
         wake()
     }
 
     func addTimeout(_ t: OpaquePointer) {
         let deadline = Self.nowMs() + Int64(dbus_timeout_get_interval(t))
-        state.withLock { $0.timeouts.append(Timeout(timeout: t, deadline: deadline)) }
+        state.withLock { $0.timeouts.append(Timeout(timeout: Handle(raw: t), deadline: deadline)) }
         wake()
     }
 
     func removeTimeout(_ t: OpaquePointer) {
-        state.withLock { $0.timeouts.removeAll { $0.timeout == t } }
+        state.withLock { $0.timeouts.removeAll { $0.timeout.raw == t } }
         wake()
     }
 
     func toggleTimeout(_ t: OpaquePointer) {
         let deadline = Self.nowMs() + Int64(dbus_timeout_get_interval(t))
         state.withLock { s in
-            if let i = s.timeouts.firstIndex(where: { $0.timeout == t }) {
+            if let i = s.timeouts.firstIndex(where: { $0.timeout.raw == t }) {
                 s.timeouts[i].deadline = deadline
             }
         }
@@ -138,11 +140,11 @@ final class DBusIOLoop: @unchecked Sendable {
             pfds.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
             pfds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            let (watches, nextDeadline) = state.withLock { s -> ([OpaquePointer], Int64?) in
-                let enabled = s.timeouts.filter { dbus_timeout_get_enabled($0.timeout) != 0 }
+            let (handles, nextDeadline) = state.withLock { s -> ([Handle], Int64?) in
+                let enabled = s.timeouts.filter { dbus_timeout_get_enabled($0.timeout.raw) != 0 }
                 return (s.watches, enabled.map(\.deadline).min())
             }
-            for w in watches where dbus_watch_get_enabled(w) != 0 {
+            for w in handles.map(\.raw) where dbus_watch_get_enabled(w) != 0 {
                 let fd = dbus_watch_get_unix_fd(w)
                 guard fd >= 0 else { continue }
                 let flags = dbus_watch_get_flags(w)
@@ -166,7 +168,7 @@ final class DBusIOLoop: @unchecked Sendable {
                 for i in 1..<pfds.count where pfds[i].revents != 0 {
                     let w = polled[i - 1]
                     // The watch may have been removed meanwhile.
-                    let stillThere = state.withLock { $0.watches.contains(w) }
+                    let stillThere = state.withLock { $0.watches.contains(Handle(raw: w)) }
                     guard stillThere else { continue }
                     var flags: UInt32 = 0
                     let r = pfds[i].revents
@@ -179,17 +181,17 @@ final class DBusIOLoop: @unchecked Sendable {
             }
             // Timeouts that are due.
             let now = Self.nowMs()
-            let due = state.withLock { s -> [OpaquePointer] in
-                var out = [OpaquePointer]()
+            let due = state.withLock { s -> [Handle] in
+                var out = [Handle]()
                 for i in s.timeouts.indices where s.timeouts[i].deadline <= now {
                     out.append(s.timeouts[i].timeout)
-                    s.timeouts[i].deadline = now + Int64(dbus_timeout_get_interval(s.timeouts[i].timeout))
+                    s.timeouts[i].deadline = now + Int64(dbus_timeout_get_interval(s.timeouts[i].timeout.raw))
                 }
                 return out
             }
             for t in due {
                 let stillThere = state.withLock { $0.timeouts.contains { $0.timeout == t } }
-                if stillThere, dbus_timeout_get_enabled(t) != 0 { _ = dbus_timeout_handle(t) }
+                if stillThere, dbus_timeout_get_enabled(t.raw) != 0 { _ = dbus_timeout_handle(t.raw) }
             }
             if !onDispatch() { break }
         }

@@ -36,7 +36,12 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unknownProperty = "org.freedesktop.DBus.Error.UnknownProperty"
         public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
         public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+        /// Not a bus error: DBusKit's own, for a call whose task was cancelled before the reply.
+        public static let cancelled = "org.freedesktop.DBus.Error.Cancelled"
     }
+
+    /// True for a call cancelled with its task.
+    public var isCancelled: Bool { name == Name.cancelled }
 
     /// True for errors that mean the peer did not answer in time.
     public var isTimeout: Bool { name == Name.noReply || name == Name.timeout }

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 /// Exports objects on a ``DBusConnection``.
 ///
@@ -27,7 +28,7 @@ public final class DBusObjectServer: Sendable {
 
     private let connection: DBusConnection
     private let logger: Logger
-    private let state = Locked(State())
+    private let state = Mutex(State())
 
     /// Creates a server and makes it the connection's handler for incoming method calls.
     public init(connection: DBusConnection, logger: Logger) {
