@@ -83,6 +83,14 @@ final class PeripheralSession {
         await withDiscardingTaskGroup { group in
             start(&group)
             while !ended {
+                fireTimers(&group)
+                pump(&group)
+                if isPoll {
+                    // The pump may have finished a cycle's reads.
+                    advanceCycle(&group)
+                    pump(&group)
+                }
+                if ended { break }
                 switch await mailbox.receive(until: nextDeadline(), clock: ctx.clock) {
                 case .input(let input):
                     handle(input, &group)
@@ -90,14 +98,6 @@ final class PeripheralSession {
                     break
                 case .finished:
                     if !ended { stop(&group) }
-                }
-                if ended { break }
-                fireTimers(&group)
-                pump(&group)
-                if isPoll {
-                    // The pump may have finished a cycle's reads.
-                    advanceCycle(&group)
-                    pump(&group)
                 }
             }
             failQueuedCommands(CommandError(.notConnected, "the bridge stopped managing device '\(device.segment)'"))

@@ -46,6 +46,8 @@ public enum ValueFormat: String, Sendable, Hashable, CaseIterable {
         case 0x2A6E: return .temperature
         case 0x2A6F: return .humidity
         case 0x2A38: return .bodySensorLocation
+        // Device Information strings: model, serial, firmware, hardware, software, manufacturer.
+        case .some(0x2A24...0x2A29): return .utf8
         default: return .hex
         }
     }

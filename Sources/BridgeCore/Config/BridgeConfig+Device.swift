@@ -33,6 +33,11 @@ extension BridgeConfig {
         public var characteristics: [Characteristic]
         /// `services`: per-service settings.
         public var services: [Service]
+        /// `connection` with `poll_interval`, `listen` and `advertisement` (SPEC §6, §7).
+        public var connection: ConnectionPolicy = .always
+        /// `only_services`: map only these services (and the characteristics named in
+        /// ``characteristics``); `nil` maps all but GAP and GATT (see ``GattMapping``).
+        public var onlyServices: [BluetoothUUID]?
 
         /// Creates an entry.
         public init(match: Match, name: String? = nil, characteristics: [Characteristic] = [], services: [Service] = []) {

@@ -7,6 +7,18 @@ extension BridgeConfig {
         public var services: [BluetoothUUID]
         /// `scan_watchdog`: restart discovery when no advertisement has been seen for this long while scanning; `nil` disables.
         public var scanWatchdog: Duration?
+        /// `max_connections`: never more links (connected or connecting) at once (SPEC §6); default 7.
+        public var maxConnections: Int = 7
+        /// `advertisements`: also publish every advertiser a decoder understands (SPEC §7).
+        public var advertisements: AdvertisementMode = .off
+
+        /// `bluetooth.advertisements`.
+        public enum AdvertisementMode: String, Sendable, Hashable {
+            /// Only devices with `connection: advertisement`.
+            case off
+            /// Also every advertiser a decoder understands.
+            case decodable
+        }
 
         /// The adapter's BlueZ object path, e.g. `/org/bluez/hci0`.
         public var adapterPath: String { "/org/bluez/\(adapter)" }

@@ -153,114 +153,6 @@ struct ConfigDecoder {
         return Fields(path: value.path, mark: value.mark, entries: entries)
     }
 
-    func list(_ value: Located) throws(ConfigError) -> [Located] {
-        guard case .sequence(let sequence) = value.node else {
-            throw error(.wrongType, "expected a list for '\(value.path)', found \(Self.kind(of: value.node))", at: value.mark)
-        }
-        return sequence.items.enumerated().map { Located(node: $1, path: "\(value.path)[\($0)]") }
-    }
-
-    /// The scalar's text with `${VAR}` expanded.
-    func string(_ value: Located) throws(ConfigError) -> String {
-        guard case .scalar(let scalar) = value.node else {
-            throw error(.wrongType, "expected a string for '\(value.path)', found \(Self.kind(of: value.node))", at: value.mark)
-        }
-        do {
-            return try EnvironmentExpansion.expand(scalar.text, environment: environment)
-        } catch {
-            // Point at the "$" itself when the scalar is written plainly on one line.
-            var mark = value.mark
-            if let base = mark, scalar.style == .plain,
-                !scalar.text.unicodeScalars.prefix(error.offset).contains("\n")
-            {
-                mark = Position(line: base.line, column: base.column + error.offset)
-            }
-            throw self.error(error.isUndefinedVariable ? .undefinedVariable : .invalidValue, error.message, at: mark)
-        }
-    }
-
-    func nonEmptyString(_ value: Located) throws(ConfigError) -> String {
-        let text = try string(value)
-        guard !text.isEmpty else { throw error(.invalidValue, "'\(value.path)' must not be empty", at: value.mark) }
-        return text
-    }
-
-    func bool(_ value: Located) throws(ConfigError) -> Bool {
-        let text = try string(value)
-        switch text.lowercased() {
-        case "true", "yes", "on": return true
-        case "false", "no", "off": return false
-        default:
-            throw error(.wrongType, "expected a boolean (true or false) for '\(value.path)', found '\(text)'", at: value.mark)
-        }
-    }
-
-    func integer(_ value: Located, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
-        let text = try string(value)
-        guard let number = Int(text) else {
-            throw error(.wrongType, "expected an integer for '\(value.path)', found '\(text)'", at: value.mark)
-        }
-        guard range.contains(number) else {
-            throw error(
-                .invalidValue, "'\(value.path)' must be between \(range.lowerBound) and \(range.upperBound), not \(number)",
-                at: value.mark)
-        }
-        return number
-    }
-
-    func duration(_ value: Located, minimum: Duration = .nanoseconds(1), maximum: Duration? = nil) throws(ConfigError) -> Duration {
-        let text = try string(value)
-        let duration: Duration
-        do {
-            duration = try DurationSyntax.parse(text)
-        } catch {
-            throw self.error(.invalidDuration, "\(error.message) for '\(value.path)'", at: value.mark)
-        }
-        if duration < minimum {
-            let message = minimum == .nanoseconds(1)
-                ? "'\(value.path)' must be greater than zero"
-                : "'\(value.path)' must be at least \(DurationSyntax.format(minimum))"
-            throw error(.invalidDuration, message, at: value.mark)
-        }
-        if let maximum, duration > maximum {
-            throw error(.invalidDuration, "'\(value.path)' must be at most \(DurationSyntax.format(maximum))", at: value.mark)
-        }
-        return duration
-    }
-
-    func uuid(_ value: Located) throws(ConfigError) -> BluetoothUUID {
-        let text = try string(value)
-        guard let uuid = BluetoothUUID(text) else {
-            throw error(
-                .invalidUUID,
-                "invalid Bluetooth UUID '\(text)' for '\(value.path)' (expected 16-bit like 180d, 32-bit, or 128-bit like 0000180d-0000-1000-8000-00805f9b34fb)",
-                at: value.mark)
-        }
-        return uuid
-    }
-
-    /// A topic level: non-empty, no `/`, `+`, `#` or NUL.
-    func segmentName(_ value: Located) throws(ConfigError) -> String {
-        let text = try string(value)
-        if let problem = TopicMapper.segmentProblem(text) {
-            throw error(.invalidName, "invalid name '\(text)' for '\(value.path)': \(problem)", at: value.mark)
-        }
-        return text
-    }
-
-    /// A topic of one or more levels (base topic, discovery prefix).
-    func topic(_ value: Located) throws(ConfigError) -> String {
-        let text = try string(value)
-        if let problem = TopicMapper.topicProblem(text) {
-            throw error(.invalidValue, "invalid topic '\(text)' for '\(value.path)': \(problem)", at: value.mark)
-        }
-        return text
-    }
-
-    // MARK: - Sections
-
-    static let topLevelKeys = ["mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "log_level", "devices"]
-
     mutating func decode(root: YAMLNode?) throws(ConfigError) -> BridgeConfig {
         guard let root, !Self.isNull(root) else {
             throw error(.missingKey, "missing required key 'mqtt.url'", at: nil)
@@ -345,7 +237,7 @@ struct ConfigDecoder {
     }
 
     func decodeBluetooth(_ value: Located) throws(ConfigError) -> BridgeConfig.Bluetooth {
-        let fields = try mapping(value, known: ["adapter", "services", "scan_watchdog"])
+        let fields = try mapping(value, known: ["adapter", "services", "scan_watchdog", "max_connections", "advertisements"])
         var bluetooth = BridgeConfig.Bluetooth()
         if let node = fields("adapter") {
             let original = try string(node)
@@ -369,6 +261,14 @@ struct ConfigDecoder {
             }
         }
         if let node = fields("scan_watchdog") { bluetooth.scanWatchdog = try duration(node) }
+        if let node = fields("max_connections") { bluetooth.maxConnections = try integer(node, in: 1...64) }
+        if let node = fields("advertisements") {
+            let text = try string(node)
+            guard let mode = BridgeConfig.Bluetooth.AdvertisementMode(rawValue: text) else {
+                throw error(.invalidValue, "'\(node.path)' must be off or decodable, not '\(text)'", at: node.mark)
+            }
+            bluetooth.advertisements = mode
+        }
         return bluetooth
     }
 
@@ -420,157 +320,5 @@ struct ConfigDecoder {
                 at: value.mark)
         }
         return level
-    }
-
-    func decodeDevices(_ value: Located) throws(ConfigError) -> [BridgeConfig.Device] {
-        var devices: [BridgeConfig.Device] = []
-        var names: [String: Position?] = [:]
-        var addresses: [BluetoothAddress: Position?] = [:]
-        for entry in try list(value) {
-            let fields = try mapping(entry, known: ["match", "name", "characteristics", "services"])
-            guard let matchNode = fields("match") else {
-                throw error(.missingKey, "missing required key 'match' in '\(entry.path)'", at: entry.mark)
-            }
-            let match = try decodeMatch(matchNode)
-            if case .address(let address) = match {
-                if let first = addresses[address] {
-                    throw error(
-                        .duplicateName,
-                        "device \(address) is already configured\(first.map { " at line \($0.line)" } ?? "")",
-                        at: matchNode.mark)
-                }
-                addresses[address] = matchNode.mark
-            }
-            var device = BridgeConfig.Device(match: match)
-            if let node = fields("name") {
-                let name = try segmentName(node)
-                guard name != TopicMapper.bridgeSegment else {
-                    throw error(
-                        .invalidName, "invalid name '\(name)' for '\(node.path)': 'bridge' is reserved for the bridge's own topics",
-                        at: node.mark)
-                }
-                if let first = names[name] {
-                    throw error(
-                        .duplicateName,
-                        "duplicate device name '\(name)'\(first.map { " (first used at line \($0.line))" } ?? "")",
-                        at: node.mark)
-                }
-                names[name] = node.mark
-                device.name = name
-            }
-            if let node = fields("characteristics") { device.characteristics = try decodeCharacteristics(node) }
-            if let node = fields("services") { device.services = try decodeServices(node) }
-            devices.append(device)
-        }
-        return devices
-    }
-
-    func decodeMatch(_ value: Located) throws(ConfigError) -> BridgeConfig.Device.Match {
-        let fields = try mapping(value, known: ["address", "name"])
-        switch (fields("address"), fields("name")) {
-        case (let addressNode?, nil):
-            let text = try string(addressNode)
-            guard let address = BluetoothAddress(text) else {
-                throw error(
-                    .invalidAddress, "invalid Bluetooth address '\(text)' (expected AA:BB:CC:DD:EE:FF)", at: addressNode.mark)
-            }
-            return .address(address)
-        case (nil, let nameNode?):
-            return .name(NamePattern(try nonEmptyString(nameNode)))
-        case (.some, .some):
-            throw error(.invalidValue, "'\(value.path)' takes either 'address' or 'name', not both", at: value.mark)
-        case (nil, nil):
-            throw error(.missingKey, "'\(value.path)' needs 'address' or 'name'", at: value.keyMark)
-        }
-    }
-
-    func decodeCharacteristics(_ value: Located) throws(ConfigError) -> [BridgeConfig.Characteristic] {
-        var result: [BridgeConfig.Characteristic] = []
-        var seen: [BluetoothUUID: Position?] = [:]
-        for entry in try list(value) {
-            let fields = try mapping(entry, known: ["uuid", "name", "format", "poll", "write_types"])
-            guard let uuidNode = fields("uuid") else {
-                throw error(.missingKey, "missing required key 'uuid' in '\(entry.path)'", at: entry.mark)
-            }
-            let uuid = try self.uuid(uuidNode)
-            if let first = seen[uuid] {
-                throw error(
-                    .duplicateName,
-                    "characteristic \(uuid.shortForm) is listed twice\(first.map { " (first at line \($0.line))" } ?? "")",
-                    at: uuidNode.mark)
-            }
-            seen[uuid] = uuidNode.mark
-            var characteristic = BridgeConfig.Characteristic(uuid: uuid)
-            if let node = fields("name") { characteristic.name = try segmentName(node) }
-            if let node = fields("format") {
-                let text = try string(node)
-                guard let format = ValueFormat(rawValue: text) else {
-                    var message = "unknown format '\(text)'"
-                    if let suggestion = KeySuggestion.closest(to: text, in: ValueFormat.allNames) {
-                        message += " (did you mean '\(suggestion)'?)"
-                    } else {
-                        message += " (known formats: \(ValueFormat.allNames.joined(separator: ", ")))"
-                    }
-                    throw error(.invalidFormat, message, at: node.mark)
-                }
-                characteristic.format = format
-            }
-            if let node = fields("poll") { characteristic.poll = try duration(node) }
-            if let node = fields("write_types") { characteristic.writeTypes = try writeTypes(node) }
-            result.append(characteristic)
-        }
-        return result
-    }
-
-    /// `write_types: [request, command]`: a non-empty list of ``WriteType`` names.
-    func writeTypes(_ value: Located) throws(ConfigError) -> Set<WriteType> {
-        let names = WriteType.allCases.map(\.rawValue)
-        var types = Set<WriteType>()
-        let entries: [Located]
-        if case .scalar = value.node {
-            entries = [value]  // `write_types: command` reads as a list of one
-        } else {
-            entries = try list(value)
-        }
-        for entry in entries {
-            let text = try string(entry)
-            guard let type = WriteType(rawValue: text) else {
-                var message = "unknown write type '\(text)' in '\(value.path)' (known: \(names.joined(separator: ", ")))"
-                if let suggestion = KeySuggestion.closest(to: text, in: names) {
-                    message += "; did you mean '\(suggestion)'?"
-                }
-                throw error(.invalidValue, message, at: entry.mark)
-            }
-            types.insert(type)
-        }
-        guard !types.isEmpty else {
-            throw error(
-                .invalidValue, "'\(value.path)' must list at least one of \(names.joined(separator: ", "))",
-                at: value.mark)
-        }
-        return types
-    }
-
-    func decodeServices(_ value: Located) throws(ConfigError) -> [BridgeConfig.Service] {
-        var result: [BridgeConfig.Service] = []
-        var seen: [BluetoothUUID: Position?] = [:]
-        for entry in try list(value) {
-            let fields = try mapping(entry, known: ["uuid", "name"])
-            guard let uuidNode = fields("uuid") else {
-                throw error(.missingKey, "missing required key 'uuid' in '\(entry.path)'", at: entry.mark)
-            }
-            let uuid = try self.uuid(uuidNode)
-            if let first = seen[uuid] {
-                throw error(
-                    .duplicateName,
-                    "service \(uuid.shortForm) is listed twice\(first.map { " (first at line \($0.line))" } ?? "")",
-                    at: uuidNode.mark)
-            }
-            seen[uuid] = uuidNode.mark
-            var service = BridgeConfig.Service(uuid: uuid)
-            if let node = fields("name") { service.name = try segmentName(node) }
-            result.append(service)
-        }
-        return result
     }
 }

@@ -1,4 +1,5 @@
 import BlueZ
+import Foundation
 import BridgeCore
 import Logging
 import MQTT
@@ -19,7 +20,8 @@ final class RuntimeHarness: Sendable {
         config = try BridgeConfig.parse(yaml: yaml, fileName: "test.yaml", environment: [:], hostName: "test")
         central = FakeCentral(clock: clock)
         var logger = Logger(label: "test")
-        logger.logLevel = .critical
+        // BRIDGE_TEST_LOG=debug shows the runtime's log.
+        logger.logLevel = ProcessInfo.processInfo.environment["BRIDGE_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
         runtime = Runtime(config: config, central: central, broker: broker, clock: clock, logger: logger)
     }
 
