@@ -58,11 +58,12 @@ import Testing
         let temperature = h.central.characteristicPath(device: dev, "2a6e")
         try await h.run {
             try await h.eventually("subscribed") { !h.central.calls("StartNotify").isEmpty }
-            let readsDone = h.clock.now
             h.central.notify(temperature, [0x35, 0x08])
             try await h.eventually("the disconnect after listening") { !h.central.calls("Disconnect").isEmpty }
-            let listened = readsDone.duration(to: h.central.calls("Disconnect")[0].at)
-            #expect(listened >= .seconds(4.5) && listened < .seconds(6), "listened \(listened)")
+            // From the last read of the cycle (the fake's clock at each call) to the disconnect.
+            let lastRead = try #require(h.central.calls("ReadValue").last).at
+            let listened = lastRead.duration(to: h.central.calls("Disconnect")[0].at)
+            #expect(listened >= .seconds(5) && listened < .seconds(7), "listened \(listened)")
         }
         #expect(h.broker.texts("ble/thermo/181a/2a6e").contains { $0.contains(#""raw":"3508""#) })
     }

@@ -10,7 +10,7 @@ import Testing
     static let yaml = RuntimeHarness.base + """
 
         bluetooth: { services: ["180d"] }
-        commands: { timeout: 2s }
+        commands: { timeout: 60s }
         devices:
           - match: { address: "C8:12:34:56:78:9A" }
             name: strap

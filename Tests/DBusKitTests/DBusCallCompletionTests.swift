@@ -89,7 +89,7 @@ struct DBusCallCompletionTests {
         await #expect(throws: DBusError(DBusError.Name.disconnected, "the D-Bus connection is closed")) {
             _ = try await client.call(destination: "org.example.Hang", path: "/h", interface: "org.example.Hang", method: "Ping")
         }
-        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     @Test func cancellingTheTaskCancelsTheCall() async throws {
@@ -102,7 +102,8 @@ struct DBusCallCompletionTests {
         task.cancel()
         let error = await task.value
         #expect(error?.name == DBusError.Name.cancelled, "\(String(describing: error))")
-        #expect(ContinuousClock.now - started < .seconds(1))
+        // At once (the call itself would take an hour); generous for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(5))
         // The connection still works.
         let reply = try await client.call(destination: "org.example.Hang", path: "/h", interface: "org.example.Hang", method: "Ping")
         #expect(reply == [.string("pong")])

@@ -89,7 +89,9 @@ extension PeripheralSession {
             return
         }
         let remaining = ctx.clock.remaining(until: p.deadline)
-        guard remaining > .milliseconds(1) else {
+        // A call with almost no time left would be answered `timeout` while the device may
+        // still act on it: not sent.
+        guard remaining >= Self.minimumCallTime else {
             expire(p)
             return
         }
@@ -175,6 +177,9 @@ extension PeripheralSession {
             return .command(job.command, .failed(.read, error: map(error), transaction: job.transaction), readValue: nil)
         }
     }
+
+    /// The least time left before its deadline with which a command is still sent to BlueZ.
+    static let minimumCallTime: Duration = .milliseconds(50)
 
     /// A BlueZ error as a command error (SPEC §4 codes).
     static func map(_ error: BlueZError) -> CommandError {

@@ -149,7 +149,9 @@ extension PeripheralSession {
                     service: mc.key.service, characteristic: mc.key.characteristic, uuid: mc.uuid, format: mc.format))
             }
         }
-        let segments = services.compactMap { BluetoothUUID($0) }.map { ctx.topics.serviceSegment($0, config: device.config) }
+        let segments = services.compactMap { BluetoothUUID($0) }
+            .filter { GattMapping.listsService($0, device: device.config) }
+            .map { ctx.topics.serviceSegment($0, config: device.config) }
         ctx.registry.update(path: path) { $0.services = segments }
         ctx.supervisor.send(.session(path: path, .mapped(MappedDevice(
             characteristics: map, services: services, discovery: discovery, name: name))))

@@ -14,4 +14,11 @@ public enum GattMapping {
         if let only = device?.onlyServices { return only.contains(service) }
         return !internalServices.contains(service)
     }
+
+    /// Whether a service is listed in `bridge/devices`: GAP and GATT are not (unless
+    /// `only_services` names them); with `only_services`, only those.
+    public static func listsService(_ service: BluetoothUUID, device: BridgeConfig.Device?) -> Bool {
+        if let only = device?.onlyServices { return only.contains(service) }
+        return !internalServices.contains(service)
+    }
 }

@@ -43,9 +43,9 @@ final class RuntimeHarness: Sendable {
     }
 
     /// Polls `condition`, moving the fake clock by `step` between polls, until it holds (at most
-    /// 4,000 polls: 400 s of fake time at the default step).
+    /// 4,000 polls: 200 s of fake time at the default step).
     func eventually(
-        _ what: String, step: Duration = .milliseconds(100), sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, step: Duration = .milliseconds(50), sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: () -> Bool
     ) async throws {
         for _ in 0..<4000 {
