@@ -29,17 +29,20 @@ let package = Package(
         ),
         .target(
             name: "MQTT",
-            dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CMosquitto", "BridgeBase", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "YAMLKit", dependencies: ["CYAML"]),
+        // The one copy of what every module shares: Bluetooth addresses and UUIDs, hex, backoff,
+        // the broker URL. No dependencies.
+        .target(name: "BridgeBase"),
         .target(
             name: "BlueZ",
-            dependencies: ["DBusKit", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DBusKit", "BridgeBase", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "BridgeCore",
             dependencies: [
-                "YAMLKit",
+                "YAMLKit", "BridgeBase",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -54,7 +57,7 @@ let package = Package(
         .target(
             name: "BluezSimKit",
             dependencies: [
-                "DBusKit",
+                "DBusKit", "BridgeBase",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -78,10 +81,11 @@ let package = Package(
         ),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit", "BridgeBase"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),
         .testTarget(name: "BridgeTests", dependencies: ["Bridge", "BridgeCore", "BlueZ", "DBusKit", "MQTT"]),
         .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),
+        .testTarget(name: "BridgeBaseTests", dependencies: ["BridgeBase"]),
         .testTarget(name: "IntegrationTests", dependencies: []),
     ]
 )

@@ -224,7 +224,7 @@ extension BridgeCommand {
                 throw ExitStatus(1)
             }
             do {
-                try await bluez.setDiscoveryFilter(adapter: adapterPath, uuids: uuids)
+                try await bluez.setDiscoveryFilter(adapter: adapterPath, uuids: uuids, duplicateData: false)
                 try await bluez.startDiscovery(adapter: adapterPath)
             } catch {
                 printError("error: cannot start discovery: \(error)")
@@ -235,11 +235,11 @@ extension BridgeCommand {
             var seen = Set<String>()
             func report(_ path: String) {
                 guard !seen.contains(path), let d = bluez.tree.device(path), path.hasPrefix(adapterPath + "/") else { return }
-                if !uuids.isEmpty && !d.uuids.contains(where: uuids.contains) { return }
+                if !uuids.isEmpty && !d.uuids.contains(where: { uuids.contains($0.uuidString) }) { return }
                 seen.insert(path)
-                let services = d.uuids.compactMap { BluetoothUUID($0)?.shortForm }.joined(separator: ",")
+                let services = d.uuids.map(\.shortForm).joined(separator: ",")
                 let rssi = d.rssi.map { String($0) } ?? "-"
-                var line = "\(d.address)  \(d.addressType.padding(6))  \(rssi.padding(4))  \((d.name ?? d.alias ?? "").padding(20))  \(services)\n"
+                var line = "\(d.address)  \(d.addressType.rawValue.padding(6))  \(rssi.padding(4))  \((d.name ?? d.alias ?? "").padding(20))  \(services)\n"
                 line.withUTF8 { buf in _ = write(1, buf.baseAddress, buf.count) }
             }
             for d in bluez.tree.devices(adapter: adapterPath) { report(d.path) }

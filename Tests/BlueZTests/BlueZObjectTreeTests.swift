@@ -1,4 +1,5 @@
 import DBusKit
+import BridgeBase
 import Testing
 @testable import BlueZ
 
@@ -25,9 +26,9 @@ import Testing
         tree.load(managedObjects: Self.managed())
         #expect(tree.paths(with: BlueZ.adapter) == ["/org/bluez/hci0"])
         let d = tree.device(Self.dev)
-        #expect(d?.address == "C8:12:34:56:78:9A")
+        #expect(d?.address.description == "C8:12:34:56:78:9A")
         #expect(d?.rssi == -60)
-        #expect(d?.uuids == ["0000180d-0000-1000-8000-00805f9b34fb"])
+        #expect(d?.uuids == [BluetoothUUID(uuid16: 0x180d)])
         #expect(d?.connected == false)
         #expect(tree.devices(adapter: "/org/bluez/hci0").count == 1)
         #expect(tree.devices(adapter: "/org/bluez/hci1").isEmpty)
@@ -55,6 +56,7 @@ import Testing
         #expect(tree.services(device: Self.dev).map(\.path) == [svc])
         let c = tree.characteristics(service: svc)
         #expect(c.count == 1 && c[0].canNotify && !c[0].canRead && c[0].service == svc)
+        #expect(c[0].uuid == BluetoothUUID(uuid16: 0x2a37) && c[0].properties == [.notify])
         tree.interfacesRemoved(path: chr, interfaces: [BlueZ.gattCharacteristic])
         #expect(tree.characteristics(service: svc).isEmpty)
         #expect(tree.objects[chr] == nil)
@@ -62,9 +64,12 @@ import Testing
 
     @Test func unexpectedPropertyTypesGiveNilNotCrash() {
         let d = BlueZDevice(path: Self.dev, properties: ["Address": .int32(5), "RSSI": .string("x"), "UUIDs": .bool(true)])
-        #expect(d.address == "C8:12:34:56:78:9A")  // from the path
-        #expect(d.rssi == nil)
-        #expect(d.uuids.isEmpty)
+        #expect(d?.address.description == "C8:12:34:56:78:9A")  // from the path
+        #expect(d?.rssi == nil)
+        #expect(d?.uuids.isEmpty == true)
+        // No address anywhere, or a GATT object without a UUID: no snapshot.
+        #expect(BlueZDevice(path: "/org/bluez/hci0/xyz", properties: [:]) == nil)
+        #expect(GattCharacteristic(path: Self.dev + "/service1/char2", properties: ["Flags": .stringArray(["read"])]) == nil)
     }
 
     @Test func errorsAreClassifiedByName() {

@@ -41,7 +41,7 @@ import Testing
     func writeType(flags: Set<String>, response: Bool?, expected: Expected) {
         let actual: Expected
         do {
-            actual = .type(try WriteTypeDecision.writeType(flags: flags, response: response))
+            actual = .type(try WriteTypeDecision.writeType(properties: CharacteristicProperties(bluezFlags: flags), response: response))
         } catch {
             actual = .error(error.code)
             #expect(!error.message.isEmpty)
@@ -63,7 +63,7 @@ import Testing
     func configuredWriteTypes(flags: Set<String>, configured: Set<WriteType>, response: Bool?, expected: Expected) {
         let actual: Expected
         do {
-            actual = .type(try WriteTypeDecision.writeType(flags: flags, response: response, configured: configured))
+            actual = .type(try WriteTypeDecision.writeType(properties: CharacteristicProperties(bluezFlags: flags), response: response, configured: configured))
         } catch {
             actual = .error(error.code)
         }
@@ -78,11 +78,11 @@ import Testing
     }
 
     @Test func readable() throws {
-        try WriteTypeDecision.checkReadable(flags: ["read"])
-        try WriteTypeDecision.checkReadable(flags: ["read", "notify", "write"])
+        try WriteTypeDecision.checkReadable(properties: CharacteristicProperties(bluezFlags: ["read"] as Set<String>))
+        try WriteTypeDecision.checkReadable(properties: CharacteristicProperties(bluezFlags: ["read", "notify", "write"] as Set<String>))
         for flags: Set<String> in [[], ["write"], ["notify", "indicate"], ["encrypt-read"]] {
             #expect(throws: CommandError(.notReadable, "the characteristic is not readable")) {
-                try WriteTypeDecision.checkReadable(flags: flags)
+                try WriteTypeDecision.checkReadable(properties: CharacteristicProperties(bluezFlags: flags as Set<String>))
             }
         }
     }

@@ -115,9 +115,22 @@ import Testing
         #expect(try BrokerURL(parsing: "mqtt://[fe80::1]:1884").host == "fe80::1")
         #expect(try BrokerURL(parsing: "mqtt://[::1]").description == "mqtt://[::1]:1883")
         #expect(try BrokerURL(parsing: "mqtts://10.0.0.1").usesTLS)
+        let withUser = try BrokerURL(parsing: "ssl://u:p:q@h")
+        #expect(withUser.usesTLS && withUser.username == "u" && withUser.password == "p:q")
     }
 
-    @Test(arguments: ["ws://h", "mqtt://", "mqtt://h:0", "mqtt://h:x", "mqtt://u:p@h", "mqtt://h/path", "mqtt://h h", "mqtt://[::1"])
+    @Test func theConfigurationTakesNoCredentialsInTheURL() {
+        #expect(throws: ConfigError.self) {
+            try BridgeConfig.parse(yaml: "mqtt: { url: \"mqtt://u:p@h\" }", fileName: "b.yaml", environment: [:], hostName: "h")
+        }
+        do {
+            _ = try BridgeConfig.parse(yaml: "mqtt: { url: \"mqtt://u:p@h\" }", fileName: "b.yaml", environment: [:], hostName: "h")
+        } catch {
+            #expect("\(error)" == "b.yaml:1:14: put credentials in mqtt.username and mqtt.password, not in the URL")
+        }
+    }
+
+    @Test(arguments: ["ws://h", "mqtt://", "mqtt://h:0", "mqtt://h:x", "mqtt://@h", "mqtt://h/path", "mqtt://h h", "mqtt://[::1"])
     func rejects(text: String) {
         #expect(throws: BrokerURL.ParseError.self) { try BrokerURL(parsing: text) }
     }

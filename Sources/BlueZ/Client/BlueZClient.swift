@@ -1,5 +1,6 @@
 import DBusKit
 import Logging
+import Synchronization
 
 /// A typed client of BlueZ's D-Bus API: the object tree, discovery, connections and GATT.
 ///
@@ -23,7 +24,7 @@ public final class BlueZClient: Sendable {
     /// The D-Bus connection.
     public let connection: DBusConnection
     private let logger: Logger
-    private let state: LockedBox<State>
+    private let state: Mutex<State>
     private let eventContinuation: AsyncStream<BlueZEvent>.Continuation
     /// Changes, in order. One consumer.
     public let events: AsyncStream<BlueZEvent>
@@ -35,7 +36,7 @@ public final class BlueZClient: Sendable {
         self.connection = connection
         self.logger = logger
         self.callTimeout = callTimeout
-        state = LockedBox(State())
+        state = Mutex(State())
         (events, eventContinuation) = AsyncStream<BlueZEvent>.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -47,9 +48,10 @@ public final class BlueZClient: Sendable {
     /// A copy of the object tree.
     public var tree: BlueZObjectTree { state.withLock { $0.tree } }
 
-    /// Reads the tree under the lock without copying it.
+    /// Reads the tree: a copy taken under the lock (the tree is copy-on-write, so this costs a
+    /// reference count), read outside it.
     public func withTree<R>(_ body: (BlueZObjectTree) -> R) -> R {
-        state.withLock { body($0.tree) }
+        body(tree)
     }
 
     /// Whether `org.bluez` is on the bus and its tree is loaded.
@@ -258,17 +260,5 @@ public final class BlueZClient: Sendable {
         _ = try await call(
             characteristic, BlueZ.gattCharacteristic, "WriteValue",
             [.bytes(value), .stringVariantDict(["type": .string(type.rawValue)])], timeout: timeout)
-    }
-}
-
-/// A value behind a lock (the client's state).
-final class LockedBox<State>: @unchecked Sendable {
-    private let lock = PthreadLock()
-    private var value: State
-    init(_ value: State) { self.value = value }
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

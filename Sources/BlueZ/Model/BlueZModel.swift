@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 /// BlueZ's D-Bus names.
@@ -10,64 +11,62 @@ public enum BlueZ {
     public static let gattDescriptor = "org.bluez.GattDescriptor1"
 }
 
+/// `Device1.AddressType`.
+public enum AddressType: String, Sendable, Hashable {
+    case `public`
+    case random
+}
+
 /// A snapshot of an `org.bluez.Device1` object.
 public struct BlueZDevice: Sendable, Hashable {
     public var path: String
-    /// `AA:BB:CC:DD:EE:FF`.
-    public var address: String
-    /// `public` or `random`.
-    public var addressType: String
+    public var address: BluetoothAddress
+    public var addressType: AddressType
     public var name: String?
     public var alias: String?
     public var rssi: Int?
-    /// Advertised or resolved service UUIDs, lowercase 128-bit.
-    public var uuids: [String]
+    /// Advertised or resolved service UUIDs.
+    public var uuids: [BluetoothUUID]
     public var connected: Bool
     public var servicesResolved: Bool
     public var adapter: String?
 
-    /// Reads the snapshot from Device1 properties.
-    public init(path: String, properties p: [String: DBusValue]) {
+    /// Reads the snapshot from Device1 properties; nil without a valid address (in `Address` or
+    /// the object path).
+    public init?(path: String, properties p: [String: DBusValue]) {
+        guard let address = p["Address"]?.string.flatMap({ BluetoothAddress($0) })
+            ?? BluetoothAddress(Self.address(fromPath: path))
+        else { return nil }
         self.path = path
-        address = p["Address"]?.string ?? Self.address(fromPath: path)
-        addressType = p["AddressType"]?.string ?? "public"
+        self.address = address
+        addressType = p["AddressType"]?.string.flatMap(AddressType.init(rawValue:)) ?? .public
         name = p["Name"]?.string
         alias = p["Alias"]?.string
         rssi = p["RSSI"]?.int
-        uuids = (p["UUIDs"]?.strings ?? []).map { $0.lowercased() }
+        uuids = (p["UUIDs"]?.strings ?? []).compactMap { BluetoothUUID($0) }
         connected = p["Connected"]?.bool ?? false
         servicesResolved = p["ServicesResolved"]?.bool ?? false
         adapter = p["Adapter"]?.string
     }
 
-    /// `/org/bluez/hci0/dev_AA_BB_...` → `AA:BB:...`.
+    /// `/org/bluez/hci0/dev_AA_BB_...` → `AA:BB:...` (empty when the path is not a device's).
     public static func address(fromPath path: String) -> String {
         guard let last = path.split(separator: "/").last, last.hasPrefix("dev_") else { return "" }
-        return last.dropFirst(4).replacingOccurrences(of: "_", with: ":")
-    }
-}
-
-extension Substring {
-    fileprivate func replacingOccurrences(of a: Character, with b: Character) -> String {
-        String(map { $0 == a ? b : $0 })
-    }
-}
-
-extension Substring {
-    fileprivate func replacingOccurrences(of a: String, with b: String) -> String {
-        replacingOccurrences(of: Character(a), with: Character(b))
+        return String(last.dropFirst(4).map { $0 == "_" ? ":" : $0 })
     }
 }
 
 /// A snapshot of an `org.bluez.GattService1` object.
 public struct GattService: Sendable, Hashable {
     public var path: String
-    public var uuid: String
+    public var uuid: BluetoothUUID
     public var primary: Bool
 
-    public init(path: String, properties p: [String: DBusValue]) {
+    /// Nil without a valid `UUID`.
+    public init?(path: String, properties p: [String: DBusValue]) {
+        guard let uuid = p["UUID"]?.string.flatMap({ BluetoothUUID($0) }) else { return nil }
         self.path = path
-        uuid = (p["UUID"]?.string ?? "").lowercased()
+        self.uuid = uuid
         primary = p["Primary"]?.bool ?? true
     }
 }
@@ -75,21 +74,23 @@ public struct GattService: Sendable, Hashable {
 /// A snapshot of an `org.bluez.GattCharacteristic1` object.
 public struct GattCharacteristic: Sendable, Hashable {
     public var path: String
-    public var uuid: String
+    public var uuid: BluetoothUUID
+    /// The service's object path.
     public var service: String
-    public var flags: Set<String>
+    /// What `Flags` allow.
+    public var properties: CharacteristicProperties
     public var notifying: Bool
 
-    public init(path: String, properties p: [String: DBusValue]) {
+    /// Nil without a valid `UUID`.
+    public init?(path: String, properties p: [String: DBusValue]) {
+        guard let uuid = p["UUID"]?.string.flatMap({ BluetoothUUID($0) }) else { return nil }
         self.path = path
-        uuid = (p["UUID"]?.string ?? "").lowercased()
+        self.uuid = uuid
         service = p["Service"]?.string ?? ("/" + path.split(separator: "/").dropLast().joined(separator: "/"))
-        flags = Set(p["Flags"]?.strings ?? [])
+        properties = CharacteristicProperties(bluezFlags: p["Flags"]?.strings ?? [])
         notifying = p["Notifying"]?.bool ?? false
     }
 
-    public var canNotify: Bool { flags.contains("notify") || flags.contains("indicate") }
-    public var canRead: Bool { flags.contains("read") }
-    public var canWrite: Bool { flags.contains("write") || flags.contains("reliable-write") }
-    public var canWriteWithoutResponse: Bool { flags.contains("write-without-response") }
+    public var canNotify: Bool { properties.canNotify }
+    public var canRead: Bool { properties.canRead }
 }

@@ -75,7 +75,7 @@ public struct BlueZObjectTree: Sendable {
 
     /// A device's snapshot.
     public func device(_ path: String) -> BlueZDevice? {
-        properties(path: path, interface: BlueZ.device).map { BlueZDevice(path: path, properties: $0) }
+        properties(path: path, interface: BlueZ.device).flatMap { BlueZDevice(path: path, properties: $0) }
     }
 
     /// Every device on an adapter.
@@ -86,19 +86,19 @@ public struct BlueZObjectTree: Sendable {
     /// The GATT services of a device.
     public func services(device: String) -> [GattService] {
         paths(with: BlueZ.gattService, below: device).compactMap { p in
-            properties(path: p, interface: BlueZ.gattService).map { GattService(path: p, properties: $0) }
+            properties(path: p, interface: BlueZ.gattService).flatMap { GattService(path: p, properties: $0) }
         }
     }
 
     /// The GATT characteristics of a service.
     public func characteristics(service: String) -> [GattCharacteristic] {
         paths(with: BlueZ.gattCharacteristic, below: service).compactMap { p in
-            properties(path: p, interface: BlueZ.gattCharacteristic).map { GattCharacteristic(path: p, properties: $0) }
+            properties(path: p, interface: BlueZ.gattCharacteristic).flatMap { GattCharacteristic(path: p, properties: $0) }
         }
     }
 
     /// A characteristic's snapshot.
     public func characteristic(_ path: String) -> GattCharacteristic? {
-        properties(path: path, interface: BlueZ.gattCharacteristic).map { GattCharacteristic(path: path, properties: $0) }
+        properties(path: path, interface: BlueZ.gattCharacteristic).flatMap { GattCharacteristic(path: path, properties: $0) }
     }
 }

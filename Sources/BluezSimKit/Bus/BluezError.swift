@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 /// The D-Bus errors bluetoothd replies with (names and messages as in BlueZ 5.66 `src/error.c`

@@ -1,3 +1,4 @@
+import BridgeBase
 /// BlueZ interface names and object paths.
 public enum BluezNames {
     /// The bus name bluetoothd owns.

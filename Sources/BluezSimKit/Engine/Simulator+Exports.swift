@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 /// The D-Bus interfaces of every object, with properties named and typed as BlueZ 5.66 exports them.

@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 /// Fault injection at run time (exposed on the bus by ``SimulatorControl``). Each method models what

@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 /// `org.bluez.GattCharacteristic1` and `GattDescriptor1`: reads, writes, notification sessions.

@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 /// A client's discovery filter (`Adapter1.SetDiscoveryFilter`), parsed and checked as bluetoothd does.

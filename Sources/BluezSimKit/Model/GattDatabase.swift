@@ -1,3 +1,4 @@
+import BridgeBase
 /// The GATT database of one simulated peripheral, with handles assigned the way a peripheral's
 /// attribute table lays them out and paths named the way BlueZ names them.
 ///

@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 /// A GATT operation a client asks bluetoothd for, as far as faults are concerned.

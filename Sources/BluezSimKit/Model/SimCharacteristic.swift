@@ -1,3 +1,4 @@
+import BridgeBase
 import Synchronization
 
 /// A characteristic of a simulated peripheral: its fixed description (paths, handles, flags)

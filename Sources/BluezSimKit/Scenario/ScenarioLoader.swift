@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 import Foundation
 import Yams
@@ -460,7 +461,7 @@ struct ScenarioReader {
         if let seq = node.sequence {
             return try seq.map { n throws(ScenarioError) in UInt8(try integer(n, in: 0...255)) }
         }
-        guard let b = Hex.decode(try string(node)) else { throw fail(node, "expected hex bytes such as \"01ff\" or \"01 ff\"") }
+        guard let b = try? Hex.decode(String(try string(node).filter { $0 != " " })) else { throw fail(node, "expected hex bytes such as \"01ff\" or \"01 ff\"") }
         return b
     }
 

@@ -11,13 +11,13 @@ struct MappedCharacteristic: Sendable, Hashable {
     var path: String
     var uuid: BluetoothUUID
     var key: Key
-    var flags: Set<String>
+    var properties: CharacteristicProperties
     var format: ValueFormat
     /// The configured `write_types`, which replace the Flags for writes.
     var writeTypes: Set<WriteType>?
     /// The configured `poll` interval.
     var poll: Duration?
 
-    var canNotify: Bool { flags.contains("notify") || flags.contains("indicate") }
-    var canRead: Bool { flags.contains("read") }
+    var canNotify: Bool { properties.canNotify }
+    var canRead: Bool { properties.canRead }
 }

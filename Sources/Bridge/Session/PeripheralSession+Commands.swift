@@ -107,7 +107,7 @@ extension PeripheralSession {
             }
             let type: WriteType
             do {
-                type = try WriteTypeDecision.writeType(flags: ch.flags, response: w.response, configured: ch.writeTypes)
+                type = try WriteTypeDecision.writeType(properties: ch.properties, response: w.response, configured: ch.writeTypes)
             } catch {
                 ctx.responder.finish(p, .failed(op, error: error, transaction: transaction, response: w.response))
                 return
@@ -117,7 +117,7 @@ extension PeripheralSession {
                 transaction: transaction), attempt: attempt, &group)
         } else {
             do {
-                try WriteTypeDecision.checkReadable(flags: ch.flags)
+                try WriteTypeDecision.checkReadable(properties: ch.properties)
             } catch {
                 ctx.responder.finish(p, .failed(op, error: error, transaction: transaction))
                 return

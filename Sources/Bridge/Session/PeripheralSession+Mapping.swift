@@ -4,9 +4,7 @@ import BridgeCore
 extension PeripheralSession {
     /// Services BlueZ lists in `UUIDs` but exports no object for: GAP (bluetoothd's own) and HID
     /// 1812 (claimed by its HoG plugin).
-    static let unexportedServices: Set<String> = [
-        "00001800-0000-1000-8000-00805f9b34fb", "00001812-0000-1000-8000-00805f9b34fb",
-    ]
+    static let unexportedServices: Set<BluetoothUUID> = [BluetoothUUID(uuid16: 0x1800), BluetoothUUID(uuid16: 0x1812)]
 
     /// Decides whether a resolved device's GATT objects are complete: `ServicesResolved` is true,
     /// every service in `UUIDs` (but those BlueZ keeps to itself) has its object (or the grace
@@ -15,7 +13,7 @@ extension PeripheralSession {
     func checkGatt(_ group: inout DiscardingTaskGroup) {
         let timing = ctx.timing
         let now = self.now
-        let snapshot = ctx.central.withTree { t -> (resolved: Bool, uuids: [String], services: [GattService], unmapped: Bool)? in
+        let snapshot = ctx.central.withTree { t -> (resolved: Bool, uuids: [BluetoothUUID], services: [GattService], unmapped: Bool)? in
             guard let d = t.device(path) else { return nil }
             let services = t.services(device: path)
             let unmapped = services.contains { s in t.characteristics(service: s.path).contains { !mappedPaths.contains($0.path) } }
@@ -37,7 +35,7 @@ extension PeripheralSession {
             }
             reportedMissingServices = true
             logger.notice(
-                "\(device.address): no GATT objects for \(missing.joined(separator: ", ")) \(waited) after ServicesResolved; going on without them")
+                "\(device.address): no GATT objects for \(missing.map(\.shortForm).joined(separator: ", ")) \(waited) after ServicesResolved; going on without them")
         }
         if !machine.gattObjectsPresent {
             feed(.gattObjectsPresent, &group)
@@ -65,19 +63,18 @@ extension PeripheralSession {
         }
         var added: [MappedCharacteristic] = []
         for (service, chars) in list {
-            guard let serviceUUID = BluetoothUUID(service.uuid) else { continue }
+            let serviceUUID = service.uuid
             let serviceSegment = topics.serviceSegment(serviceUUID, config: config)
             for ch in chars where !mappedPaths.contains(ch.path) {
                 mappedPaths.insert(ch.path)
-                guard let uuid = BluetoothUUID(ch.uuid),
-                      GattMapping.shouldMap(service: serviceUUID, characteristic: uuid, device: config)
-                else { continue }
+                let uuid = ch.uuid
+                guard GattMapping.shouldMap(service: serviceUUID, characteristic: uuid, device: config) else { continue }
                 let segment = topics.characteristicSegment(uuid, config: config)
                 let settings = config?.characteristic(uuid)
                 let mapped = MappedCharacteristic(
                     path: ch.path, uuid: uuid,
                     key: MappedCharacteristic.Key(service: serviceSegment, characteristic: segment),
-                    flags: ch.flags, format: topics.format(of: uuid, config: config),
+                    properties: ch.properties, format: topics.format(of: uuid, config: config),
                     writeTypes: settings?.writeTypes, poll: settings?.poll)
                 ctx.router.setRoute(
                     path: ch.path, topic: topics.value(device: device.segment, service: serviceSegment, characteristic: segment),
@@ -149,12 +146,12 @@ extension PeripheralSession {
                     service: mc.key.service, characteristic: mc.key.characteristic, uuid: mc.uuid, format: mc.format))
             }
         }
-        let segments = services.compactMap { BluetoothUUID($0) }
+        let segments = services
             .filter { GattMapping.listsService($0, device: device.config) }
             .map { ctx.topics.serviceSegment($0, config: device.config) }
         ctx.registry.update(path: path) { $0.services = segments }
         ctx.supervisor.send(.session(path: path, .mapped(MappedDevice(
-            characteristics: map, services: services, discovery: discovery, name: name))))
+            characteristics: map, services: services.map(\.uuidString), discovery: discovery, name: name))))
     }
 
     /// The device became ready: start the `poll` intervals of its characteristics.

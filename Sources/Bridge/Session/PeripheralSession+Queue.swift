@@ -73,19 +73,21 @@ extension PeripheralSession {
                 notifying.append(mc.path)
             }
         case .read(let mc, let initial, let result, let linkDropped):
+            if case .failure(let error) = result, Self.isSecurityRefusal(error, linkDropped: linkDropped) {
+                // Reading it makes BlueZ try to pair (and, with no agent, drop the link): never
+                // again, whichever connection the read belonged to (the drop makes it stale).
+                if unreadable.insert(mc.uuid.uuidString).inserted {
+                    ctx.supervisor.send(.session(path: path, .unreadable(uuid: mc.uuid.uuidString)))
+                    logger.warning("ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): it needs pairing; not reading it again")
+                }
+                return
+            }
             guard attempt == generation else { return stale("ReadValue \(mc.path)") }
             switch result {
             case .success(let value):
                 ctx.router.publishRead(path: mc.path, value: value)
             case .failure(let error):
-                if Self.isSecurityRefusal(error, linkDropped: linkDropped) {
-                    // Reading it makes BlueZ try to pair (and, with no agent, drop the link).
-                    unreadable.insert(mc.uuid.uuidString)
-                    ctx.supervisor.send(.session(path: path, .unreadable(uuid: mc.uuid.uuidString)))
-                    logger.warning("ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): it needs pairing; not reading it again")
-                } else {
-                    logger.warning("\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
-                }
+                logger.warning("\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
             }
         }
     }

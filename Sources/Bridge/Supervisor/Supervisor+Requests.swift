@@ -17,8 +17,8 @@ extension Supervisor {
             } else {
                 let config = config.device(address: e.address, name: snapshot?.name ?? snapshot?.alias)
                 for u in snapshot?.uuids ?? [] {
-                    guard let uuid = BluetoothUUID(u), GattMapping.listsService(uuid, device: config) else { continue }
-                    services.append(.string(ctx.topics.serviceSegment(uuid, config: config)))
+                    guard GattMapping.listsService(u, device: config) else { continue }
+                    services.append(.string(ctx.topics.serviceSegment(u, config: config)))
                 }
             }
             var obj = JSONObject()

@@ -216,11 +216,12 @@ final class Supervisor {
     /// Starts a session for a device if the configuration wants it.
     func consider(_ path: String, connectNow: Bool = false, _ group: inout DiscardingTaskGroup) {
         guard sessions[path] == nil, adapterReady, !stopping, path.hasPrefix(adapterPath + "/"),
-              let dev = central.withTree({ $0.device(path) }), let address = BluetoothAddress(dev.address)
+              let dev = central.withTree({ $0.device(path) })
         else { return }
+        let address = dev.address
         let name = dev.name ?? dev.alias
         let deviceConfig = config.device(address: address, name: name)
-        let wanted = Set(config.bluetooth.services.map(\.uuidString))
+        let wanted = Set(config.bluetooth.services)
         let advertises = dev.uuids.contains { wanted.contains($0) }
         guard deviceConfig != nil || advertises || known.contains(address.description) else {
             logger.trace("ignoring \(dev.address) (\(name ?? "no name")): no wanted service")
@@ -234,13 +235,13 @@ final class Supervisor {
         let segment = ctx.topics.deviceSegment(address: address, config: deviceConfig)
         nextSeed &+= 0x9E37_79B9_7F4A_7C15
         let device = SessionDevice(
-            path: path, address: address, addressType: dev.addressType, segment: segment, config: deviceConfig,
+            path: path, address: address, addressType: dev.addressType.rawValue, segment: segment, config: deviceConfig,
             unreadable: known.unreadable(address: address.description),
             connectNow: connectNow || known.contains(address.description), seed: nextSeed)
         let inbox = Mailbox<SessionInput>()
         sessions[path] = inbox
         ctx.registry.add(DeviceRegistry.Entry(
-            path: path, segment: segment, address: address, addressType: dev.addressType, policy: policy.name,
+            path: path, segment: segment, address: address, addressType: dev.addressType.rawValue, policy: policy.name,
             mailbox: inbox))
         logger.info("found \(address) (\(name ?? "no name")) → \(ctx.topics.baseTopic)/\(segment) [\(policy.name)]")
         let context = ctx, supervisor = mailbox

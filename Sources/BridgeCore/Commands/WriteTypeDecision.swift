@@ -1,5 +1,4 @@
-/// Decides how a command may use a characteristic, from its BlueZ `Flags`
-/// (`"read"`, `"write"`, `"write-without-response"`, `"notify"`, ...).
+/// Decides how a command may use a characteristic, from its properties (BlueZ's `Flags`).
 ///
 /// Writes (`response` is the command's optional `"response"` field):
 ///
@@ -14,23 +13,16 @@
 ///
 /// Reads need the `read` flag, else `not_readable`.
 public enum WriteTypeDecision {
-    /// The BlueZ flag for writes with response.
-    public static let writeFlag = "write"
-    /// The BlueZ flag for writes without response.
-    public static let writeWithoutResponseFlag = "write-without-response"
-    /// The BlueZ flag for reads.
-    public static let readFlag = "read"
-
     /// The write type for a command that asked for `response` (`nil`: not given).
     /// - Throws: ``CommandError`` with ``CommandErrorCode/notWritable`` when the
     ///   characteristic has neither write flag, ``CommandErrorCode/unsupportedWriteType``
     ///   when it lacks the one asked for.
     /// - Parameter configured: the characteristic's `write_types`, which take the place of the Flags.
     public static func writeType(
-        flags: Set<String>, response: Bool?, configured: Set<WriteType>? = nil
+        properties: CharacteristicProperties, response: Bool?, configured: Set<WriteType>? = nil
     ) throws(CommandError) -> WriteType {
-        let request = configured.map { $0.contains(.request) } ?? flags.contains(writeFlag)
-        let command = configured.map { $0.contains(.command) } ?? flags.contains(writeWithoutResponseFlag)
+        let request = configured.map { $0.contains(.request) } ?? properties.contains(.write)
+        let command = configured.map { $0.contains(.command) } ?? properties.contains(.writeWithoutResponse)
         guard request || command else {
             throw CommandError(.notWritable, "the characteristic is not writable")
         }
@@ -56,8 +48,8 @@ public enum WriteTypeDecision {
 
     /// Checks that the characteristic can be read.
     /// - Throws: ``CommandError`` with ``CommandErrorCode/notReadable`` without the `read` flag.
-    public static func checkReadable(flags: Set<String>) throws(CommandError) {
-        guard flags.contains(readFlag) else {
+    public static func checkReadable(properties: CharacteristicProperties) throws(CommandError) {
+        guard properties.canRead else {
             throw CommandError(.notReadable, "the characteristic is not readable")
         }
     }

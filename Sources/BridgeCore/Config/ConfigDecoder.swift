@@ -187,6 +187,9 @@ struct ConfigDecoder {
         } catch {
             throw self.error(.invalidURL, error.message, at: urlNode.mark)
         }
+        guard url.username == nil else {
+            throw self.error(.invalidURL, "put credentials in mqtt.username and mqtt.password, not in the URL", at: urlNode.mark)
+        }
         var mqtt = BridgeConfig.MQTT(url: url, clientID: "ble-mqtt-bridge-\(hostName)")
         if let node = fields("base_topic") { mqtt.baseTopic = try topic(node) }
         if let node = fields("client_id") { mqtt.clientID = try nonEmptyString(node) }

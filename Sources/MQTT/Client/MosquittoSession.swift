@@ -1,3 +1,4 @@
+import BridgeBase
 import CMosquitto
 import Logging
 import Synchronization
@@ -379,7 +380,8 @@ final class MosquittoSession: @unchecked Sendable {
 
     private func runNetworkLoop() {
         _ = cmosquitto_set_thread_name("mqtt")
-        var backoff = ReconnectBackoff(initial: configuration.reconnectDelay, maximum: configuration.maxReconnectDelay)
+        var backoff = Backoff(
+            initial: configuration.reconnectDelay, maximum: configuration.maxReconnectDelay, multiplier: 2, jitter: 0, seed: 0)
         var rc = beginAttempt(first: true)
         while !stopRequested.load(ordering: .acquiring) {
             if rc == Mosquitto.success {

@@ -1,3 +1,4 @@
+import BridgeBase
 /// How an ``MQTTClient`` reaches and talks to its broker.
 public struct MQTTConfiguration: Sendable {
     /// The MQTT protocol version spoken on the connection.
@@ -86,14 +87,19 @@ public struct MQTTConfiguration: Sendable {
     ///
     /// - Throws: ``MQTTError`` with code ``MQTTError/Code/invalidURL``.
     public init(url: String, clientID: String) throws(MQTTError) {
-        let parsed = try BrokerURL(parsing: url)
+        let parsed: BrokerURL
+        do {
+            parsed = try BrokerURL(parsing: url)
+        } catch {
+            throw MQTTError(code: .invalidURL, message: "invalid MQTT URL '\(url)': \(error.message)")
+        }
         self.init(
             host: parsed.host,
             port: parsed.port,
             clientID: clientID,
             username: parsed.username,
             password: parsed.password,
-            tls: parsed.tls ? TLS() : nil
+            tls: parsed.usesTLS ? TLS() : nil
         )
     }
 

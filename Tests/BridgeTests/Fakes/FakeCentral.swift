@@ -95,7 +95,7 @@ final class FakeCentral: BluetoothCentral {
     /// The object path of a characteristic by its UUID (short or long).
     func characteristicPath(device: String, _ uuid: String) -> String {
         withTree { t in
-            t.paths(with: BlueZ.gattCharacteristic, below: device).first { t.characteristic($0)?.uuid == Self.long(uuid) } ?? ""
+            t.paths(with: BlueZ.gattCharacteristic, below: device).first { t.characteristic($0)?.uuid.uuidString == Self.long(uuid) } ?? ""
         }
     }
 

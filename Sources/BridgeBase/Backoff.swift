@@ -14,8 +14,10 @@ public struct Backoff: Sendable, Hashable {
     public private(set) var attempt: Int = 0
     var generator: SplitMix64
 
-    /// Creates a backoff; `seed` fixes the jitter sequence.
+    /// Creates a backoff; `seed` fixes the jitter sequence. The first delay is at least 1 ms (a
+    /// zero delay would make a retry loop spin).
     public init(initial: Duration, maximum: Duration, multiplier: Double = 2, jitter: Double = 0.2, seed: UInt64) {
+        let initial = max(initial, .milliseconds(1))
         self.initial = initial
         self.maximum = max(initial, maximum)
         self.multiplier = max(1, multiplier)

@@ -135,3 +135,11 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
         (lhs.high, lhs.low) < (rhs.high, rhs.low)
     }
 }
+
+extension BluetoothUUID {
+    /// The full 128-bit lowercase form of `text` (`0000180d-0000-1000-8000-00805f9b34fb`), or nil
+    /// when it is not a UUID.
+    public static func normalize(_ text: some StringProtocol) -> String? {
+        BluetoothUUID(text)?.uuidString
+    }
+}

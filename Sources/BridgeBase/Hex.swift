@@ -7,14 +7,14 @@ public enum Hex {
     /// Returns the lowercase ASCII hex digit for a nibble (0...15).
     @inlinable
     @inline(__always)
-    static func digit(_ nibble: UInt8) -> UInt8 {
+    public static func digit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? nibble &+ 0x30 : nibble &+ 0x57
     }
 
     /// Returns the value of an ASCII hex digit (either case), or `nil`.
     @inlinable
     @inline(__always)
-    static func value(of byte: UInt8) -> UInt8? {
+    public static func value(of byte: UInt8) -> UInt8? {
         switch byte {
         case 0x30...0x39: return byte &- 0x30
         case 0x61...0x66: return byte &- 0x57

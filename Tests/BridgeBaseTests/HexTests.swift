@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BridgeCore
+@testable import BridgeBase
 
 @Suite struct HexTests {
     @Test func encodesLowercase() {

@@ -1,120 +1,197 @@
-#!/usr/bin/env bash
-# Soak test: the bridge against bluez-sim with 20 notifying peripherals and random faults from
-# issue 5's list, with the invariants checked continuously.
-#
-#   scripts/soak [--minutes N | --seconds N] [--devices N] [--seed N] [--slack F]
-#                [--rss-growth-mib M] [--max-lost N] [--faults KIND,...] [--keep] [--debug]
-#
-#   --minutes N / --seconds N   length of the run (default 2 minutes), start-up not included
-#   --devices N                 peripherals (default 20: half "known" at 4 Hz, half "found" by the
-#                               scan at 2 Hz + 1 Hz); scripts/sim/soak.yaml is the scenario
-#   --seed N                    random seed of the fault schedule (default: from the clock; printed)
-#   --slack F                   a device the bridge reports online must publish every notifying
-#                               characteristic within F x its period + 1 s (default 4)
-#   --rss-growth-mib M          after warm-up, the bridge's RSS may exceed the warm-up maximum by at
-#                               most M MiB (default 3)
-#   --max-lost N                values the simulator notified that never reached MQTT, outside the
-#                               broker outages, tolerated (default 0)
-#   --faults KIND,...           inject only these kinds (default: all, listed below)
-#   --keep                      keep the work directory (soak.log, bridge.log, bluez-sim.log,
-#                               notify.log, mqtt.log, rss.log, the config and the scenario)
-#   --debug                     use the debug build instead of release
-#
-# What runs: a private dbus-daemon and bluez-sim (scripts/sim/start-sim, --notify-log), mosquitto on
-# a free loopback port, `ble-mqtt-bridge run` (release build; built first when missing) whose config
-# names every peripheral by address (so the scan runs only while one is missing), and a Python MQTT
-# subscriber (/usr/bin/python3: it has python3-dbus) that reconnects within 20 ms of a broker restart.
-#
-# Faults, injected at random intervals (1-6 s apart) through the simulator's control interface
-# (scripts/sim/README.md), per device unless marked global (a global fault waits until every
-# earlier fault has recovered, and nothing starts during it):
-#   drop                       DropConnection (link loss)
-#   out_of_range               SetInRange false, 2-8 s, true
-#   abort_by_local             FailNextConnect Failed "le-connection-abort-by-local" x1-2, then a drop
-#   connect_in_progress        FailNextConnect InProgress, then a drop
-#   resolved_before_gatt       SetResolveBehaviour resolved-before-gatt:1s, a drop; normal 5 s later
-#   never_resolve              SetResolveBehaviour never-resolve, a drop; normal 2-6 s later (the
-#                              bridge's resolve timeout, 20 s, must disconnect and retry)
-#   remove_device_object       RemoveDeviceObject (InterfacesRemoved while known)
-#   start_discovery_in_progress FailNextStartDiscovery InProgress, then a drop
-#   stall_discovery            StallDiscovery, RemoveDeviceObject, SetInRange false; true 3-6 s later
-#                              (only the scan finds it again: the scan watchdog, 5 s, must restart it)
-#   bluetoothd_restart (global) scripts/sim/restart-sim --down 0-3 s (NameOwnerChanged)
-#   power_cycle (global)       SetPowered false, 1-4 s, true
-#   adapter_unplug (global)    RemoveAdapter, 1-4 s, AddAdapter
-#   broker_outage (global)     mosquitto stopped 2-8 s, restarted on the same port
-#
-# Invariants (checked every 0.5 s; a broken one is reported at once and fails the run):
-#   - the bridge process is alive;
-#   - every device the bridge reports online publishes each notifying characteristic within
-#     slack x period + 1 s (not checked while the broker is away);
-#   - every fault recovers (affected devices offline, then online and publishing again; for the
-#     broker: values flowing again, no BLE link dropped) within 60 s of its end;
-#   - no duplicate subscriptions: at most one notify session per characteristic, and StartNotify
-#     calls per characteristic <= connections of the device (per simulator process);
-#   - no leaked connections: no device connected in the simulator for 45 s while the bridge reports
-#     it offline; at the end every device is connected once and online;
-#   - the bridge's RSS after warm-up stays within the bound;
-#   - at the end: no value published twice, no value lost outside broker outages (values the
-#     bridge replaced by newer ones while the broker was away are reported, not lost), and SIGTERM
-#     ends the bridge with status 0 within 5 s.
-# Prints a summary (RSS at start and end, faults injected by kind, recoveries, values expected vs
-# received) and exits 1 when an invariant broke.
-set -euo pipefail
-. "$(dirname "$0")/lib/common.sh"
+#!/usr/bin/python3
+# Debian's python3: it has the dbus module (python3-dbus), which the soak needs.
+"""Soak test: the bridge against bluez-sim with 20 notifying peripherals and random faults from
+issue 5's list, with the invariants checked continuously.
 
-seconds=120
-devices=20
-seed=
-slack=4
-rss_growth=3
-max_lost=0
-faults=
-keep=0
-config=release
-while [ $# -gt 0 ]; do
-    case $1 in
-        --minutes) seconds=$(( ${2:?--minutes needs a number} * 60 )); shift 2 ;;
-        --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
-        --devices) devices=${2:?--devices needs a number}; shift 2 ;;
-        --seed) seed=${2:?}; shift 2 ;;
-        --slack) slack=${2:?}; shift 2 ;;
-        --rss-growth-mib) rss_growth=${2:?}; shift 2 ;;
-        --max-lost) max_lost=${2:?}; shift 2 ;;
-        --faults) faults=${2:?}; shift 2 ;;
-        --keep) keep=1; shift ;;
-        --debug) config=debug; shift ;;
-        -h|--help) sed -n '2,60p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) die "soak: unknown argument '$1' (see --help)" ;;
-    esac
-done
-[[ $seconds =~ ^[0-9]+$ ]] && [ "$seconds" -ge 30 ] || die "soak: the run must last at least 30 s"
-[[ $devices =~ ^[0-9]+$ ]] && [ "$devices" -ge 2 ] && [ "$devices" -le 200 ] || die "soak: --devices must be 2..200"
-[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import dbus' 2>/dev/null \
-    || die "soak: /usr/bin/python3 with the dbus module is needed (apt-get install python3-dbus)"
+  scripts/soak.py [--minutes N | --seconds N] [--devices N] [--seed N] [--slack F]
+               [--rss-growth-mib M] [--max-lost N] [--faults KIND,...] [--keep] [--debug]
 
-cd "$ROOT"
-ensure_swift
-bin=$(swift build "${SWIFT_FLAGS[@]}" -c "$config" --show-bin-path)
-if [ ! -x "$bin/ble-mqtt-bridge" ] || [ ! -x "$bin/bluez-sim" ]; then
-    say "==> swift build -c $config (ble-mqtt-bridge, bluez-sim)"
-    swift build "${SWIFT_FLAGS[@]}" -c "$config" --product ble-mqtt-bridge
-    swift build "${SWIFT_FLAGS[@]}" -c "$config" --product bluez-sim
-fi
+  --minutes N / --seconds N   length of the run (default 2 minutes), start-up not included
+  --devices N                 peripherals (default 20: half "known" at 4 Hz, half "found" by the
+                              scan at 2 Hz + 1 Hz); scripts/sim/soak.yaml is the scenario
+  --seed N                    random seed of the fault schedule (default: from the clock; printed)
+  --slack F                   a device the bridge reports online must publish every notifying
+                              characteristic within F x its period + 1 s (default 4)
+  --rss-growth-mib M          after warm-up, the bridge's RSS may exceed the warm-up maximum by at
+                              most M MiB (default 3)
+  --max-lost N                values the simulator notified that never reached MQTT, outside the
+                              broker outages, tolerated (default 0)
+  --faults KIND,...           inject only these kinds (default: all, listed below)
+  --keep                      keep the work directory (soak.log, bridge.log, bluez-sim.log,
+                              notify.log, mqtt.log, rss.log, the config and the scenario)
+  --debug                     use the debug build instead of release
 
-work=$(mktemp -d /tmp/ble-mqtt-bridge-soak.XXXXXX)
-# The scenario with the requested number of devices (half known, half found).
-known=$(( devices / 2 ))
-found=$(( devices - known ))
-sed -e "s/count: [0-9]* *# soak:known/count: $known/" -e "s/count: [0-9]* *# soak:found/count: $found/" \
-    "$ROOT/scripts/sim/soak.yaml" >"$work/soak.yaml"
-port=$(free_port)
+What runs: a private dbus-daemon and bluez-sim (scripts/sim/start-sim, --notify-log), mosquitto on
+a free loopback port, `ble-mqtt-bridge run` (release build; built first when missing) whose config
+names every peripheral by address (so the scan runs only while one is missing), and a Python MQTT
+subscriber (/usr/bin/python3: it has python3-dbus) that reconnects within 20 ms of a broker restart.
 
-status=0
-SOAK_ROOT=$ROOT SOAK_BIN=$bin SOAK_WORK=$work SOAK_PORT=$port SOAK_SECONDS=$seconds SOAK_SEED=$seed \
-SOAK_SLACK=$slack SOAK_RSS_GROWTH=$rss_growth SOAK_MAX_LOST=$max_lost SOAK_MOSQUITTO=$(mosquitto_binary) \
-SOAK_KNOWN=$known SOAK_FOUND=$found SOAK_FAULTS=$faults \
-    /usr/bin/python3 -u - <<'PYTHON' 2>&1 | tee "$work/soak.log" || status=$?
+Faults, injected at random intervals (1-6 s apart) through the simulator's control interface
+(scripts/sim/README.md), per device unless marked global (a global fault waits until every
+earlier fault has recovered, and nothing starts during it):
+  drop                       DropConnection (link loss)
+  out_of_range               SetInRange false, 2-8 s, true
+  abort_by_local             FailNextConnect Failed "le-connection-abort-by-local" x1-2, then a drop
+  connect_in_progress        FailNextConnect InProgress, then a drop
+  resolved_before_gatt       SetResolveBehaviour resolved-before-gatt:1s, a drop; normal 5 s later
+  never_resolve              SetResolveBehaviour never-resolve, a drop; normal 2-6 s later (the
+                             bridge's resolve timeout, 20 s, must disconnect and retry)
+  remove_device_object       RemoveDeviceObject (InterfacesRemoved while known)
+  start_discovery_in_progress FailNextStartDiscovery InProgress, then a drop
+  stall_discovery            StallDiscovery, RemoveDeviceObject, SetInRange false; true 3-6 s later
+                             (only the scan finds it again: the scan watchdog, 5 s, must restart it)
+  bluetoothd_restart (global) scripts/sim/restart-sim --down 0-3 s (NameOwnerChanged)
+  power_cycle (global)       SetPowered false, 1-4 s, true
+  adapter_unplug (global)    RemoveAdapter, 1-4 s, AddAdapter
+  broker_outage (global)     mosquitto stopped 2-8 s, restarted on the same port
+
+Invariants (checked every 0.5 s; a broken one is reported at once and fails the run):
+  - the bridge process is alive;
+  - every device the bridge reports online publishes each notifying characteristic within
+    slack x period + 1 s (not checked while the broker is away);
+  - every fault recovers (affected devices offline, then online and publishing again; for the
+    broker: values flowing again, no BLE link dropped) within 60 s of its end;
+  - no duplicate subscriptions: at most one notify session per characteristic, and StartNotify
+    calls per characteristic <= connections of the device (per simulator process);
+  - no leaked connections: no device connected in the simulator for 45 s while the bridge reports
+    it offline; at the end every device is connected once and online;
+  - the bridge's RSS after warm-up stays within the bound;
+  - at the end: no value published twice, no value lost outside broker outages (values the
+    bridge replaced by newer ones while the broker was away are reported, not lost), and SIGTERM
+    ends the bridge with status 0 within 5 s.
+Prints a summary (RSS at start and end, faults injected by kind, recoveries, values expected vs
+received) and exits 1 when an invariant broke.
+"""
+import argparse
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+
+def _die(message):
+    print(message, file=sys.stderr)
+    sys.exit(1)
+
+
+def _free_port():
+    for _ in range(200):
+        port = 20000 + random.randrange(12768)
+        s = socket.socket()
+        try:
+            s.bind(('127.0.0.1', port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
+    _die('soak: no free loopback port')
+
+
+def _arguments():
+    doc = __doc__.strip().split('\n')
+    parser = argparse.ArgumentParser(
+        prog='scripts/soak.py', description=doc[0], epilog='\n'.join(doc[1:]),
+        formatter_class=argparse.RawDescriptionHelpFormatter, usage=argparse.SUPPRESS)
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument('--minutes', type=int)
+    length.add_argument('--seconds', type=int)
+    parser.add_argument('--devices', type=int, default=20)
+    parser.add_argument('--seed', type=int)
+    parser.add_argument('--slack', type=float, default=4.0)
+    parser.add_argument('--rss-growth-mib', type=float, default=3.0)
+    parser.add_argument('--max-lost', type=int, default=0)
+    parser.add_argument('--faults', default='')
+    parser.add_argument('--keep', action='store_true')
+    parser.add_argument('--debug', action='store_true')
+    return parser.parse_args()
+
+
+def _prepare(a):
+    """Checks the arguments, builds what is missing, makes the work directory and the scenario;
+    the soak below reads its settings from the SOAK_* environment variables set here."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if a.seconds is not None:
+        seconds = a.seconds
+    elif a.minutes is not None:
+        seconds = a.minutes * 60
+    else:
+        seconds = int(os.environ.get('SOAK_SECONDS') or 120)
+    if seconds < 30:
+        _die('soak: the run must last at least 30 s')
+    if not 2 <= a.devices <= 200:
+        _die('soak: --devices must be 2..200')
+    if shutil.which('swift') is None:
+        _die('swift is not on PATH: install a Swift 6 toolchain (https://www.swift.org/install/linux/) '
+             'and add its usr/bin to PATH')
+    mosquitto = shutil.which('mosquitto') or ('/usr/sbin/mosquitto' if os.access('/usr/sbin/mosquitto', os.X_OK) else None)
+    if mosquitto is None:
+        _die('mosquitto is not installed')
+    config = 'debug' if a.debug else 'release'
+    flags = ['--scratch-path', os.environ['SWIFT_SCRATCH_PATH']] if os.environ.get('SWIFT_SCRATCH_PATH') else []
+    bin_dir = subprocess.run(['swift', 'build', *flags, '-c', config, '--show-bin-path'], cwd=root,
+                             check=True, capture_output=True, text=True).stdout.strip()
+    if not all(os.access(os.path.join(bin_dir, p), os.X_OK) for p in ('ble-mqtt-bridge', 'bluez-sim')):
+        print('==> swift build -c %s (ble-mqtt-bridge, bluez-sim)' % config, flush=True)
+        for product in ('ble-mqtt-bridge', 'bluez-sim'):
+            subprocess.run(['swift', 'build', *flags, '-c', config, '--product', product], cwd=root, check=True)
+    work = tempfile.mkdtemp(prefix='ble-mqtt-bridge-soak.', dir='/tmp')
+    # The scenario with the requested number of devices (half known, half found).
+    known = a.devices // 2
+    found = a.devices - known
+    with open(os.path.join(root, 'scripts/sim/soak.yaml')) as f:
+        scenario = f.read()
+    scenario = re.sub(r'count: [0-9]* *# soak:known', 'count: %d' % known, scenario)
+    scenario = re.sub(r'count: [0-9]* *# soak:found', 'count: %d' % found, scenario)
+    with open(os.path.join(work, 'soak.yaml'), 'w') as f:
+        f.write(scenario)
+    os.environ.update({
+        'SOAK_ROOT': root, 'SOAK_BIN': bin_dir, 'SOAK_WORK': work, 'SOAK_PORT': str(_free_port()),
+        'SOAK_SECONDS': str(seconds), 'SOAK_SEED': '' if a.seed is None else str(a.seed),
+        'SOAK_SLACK': str(a.slack), 'SOAK_RSS_GROWTH': str(a.rss_growth_mib), 'SOAK_MAX_LOST': str(a.max_lost),
+        'SOAK_MOSQUITTO': mosquitto, 'SOAK_KNOWN': str(known), 'SOAK_FOUND': str(found), 'SOAK_FAULTS': a.faults,
+    })
+    return work
+
+
+class _Tee:
+    """Writes to the terminal and to the work directory's soak.log."""
+
+    def __init__(self, stream, log):
+        self.stream, self.log = stream, log
+
+    def write(self, text):
+        self.stream.write(text)
+        self.stream.flush()
+        self.log.write(text)
+        return len(text)
+
+    def flush(self):
+        self.stream.flush()
+        self.log.flush()
+
+
+def _finish(code):
+    """Keeps the work directory after a failure or with --keep; returns the exit status."""
+    if _ARGS.keep or code != 0:
+        print('==> work directory kept: %s' % _WORKDIR, flush=True)
+    else:
+        shutil.rmtree(_WORKDIR, ignore_errors=True)
+    return code
+
+
+_ARGS = _arguments()
+_WORKDIR = _prepare(_ARGS)
+_SOAK_LOG = open(os.path.join(_WORKDIR, 'soak.log'), 'a', buffering=1)
+sys.stdout = _Tee(sys.__stdout__, _SOAK_LOG)
+sys.stderr = _Tee(sys.__stderr__, _SOAK_LOG)
+
+# ---------------------------------------------------------------- the soak
+
 import json, os, random, signal, socket, struct, subprocess, sys, threading, time
 import dbus
 
@@ -954,12 +1031,4 @@ finally:
         if p is not None and p.poll() is None:
             stop_process(p)
     subprocess.run([ROOT + '/scripts/sim/stop', WORK])
-sys.exit(code)
-PYTHON
-
-if [ "$keep" = 1 ] || [ "$status" != 0 ]; then
-    say "==> work directory kept: $work"
-else
-    rm -rf "$work"
-fi
-exit "$status"
+sys.exit(_finish(code))

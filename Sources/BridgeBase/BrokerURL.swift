@@ -1,6 +1,7 @@
-/// The MQTT broker address of `mqtt.url`: `mqtt://host[:port]` or `mqtts://host[:port]`
-/// (TLS). The default ports are 1883 and 8883. IPv6 hosts go in brackets:
-/// `mqtt://[::1]:1883`.
+/// An MQTT broker address: `mqtt://[user[:password]@]host[:port]` or `mqtts://…` (TLS; `tcp://`
+/// and `ssl://` are accepted as their synonyms). The default ports are 1883 and 8883. IPv6 hosts
+/// go in brackets: `mqtt://[::1]:1883`. The one parser of the bridge's configuration and of the
+/// MQTT client.
 public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
     /// The scheme.
     public enum Scheme: String, Sendable, Hashable {
@@ -24,6 +25,10 @@ public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     /// The TCP port.
     public var port: Int
+    /// The user name of `user[:password]@`, if any.
+    public var username: String?
+    /// The password of `user:password@`, if any.
+    public var password: String?
 
     /// Whether the connection uses TLS.
     public var usesTLS: Bool { scheme == .mqtts }
@@ -41,7 +46,8 @@ public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
             throw ParseError(message: "invalid broker URL '\(text)' (expected mqtt://host:port or mqtts://host:port)")
         }
         let schemeText = text[..<schemeEnd.lowerBound].lowercased()
-        guard let scheme = Scheme(rawValue: schemeText) else {
+        let aliases = ["tcp": Scheme.mqtt, "ssl": .mqtts]
+        guard let scheme = Scheme(rawValue: schemeText) ?? aliases[schemeText] else {
             throw ParseError(
                 message: "unsupported URL scheme '\(schemeText)' in '\(text)' (use mqtt:// or mqtts:// for TLS)")
         }
@@ -50,8 +56,20 @@ public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
         guard !rest.contains("/"), !rest.contains("?"), !rest.contains("#") else {
             throw ParseError(message: "the broker URL '\(text)' must not have a path, query or fragment")
         }
-        guard !rest.contains("@") else {
-            throw ParseError(message: "put credentials in mqtt.username and mqtt.password, not in the URL")
+        var username: String?
+        var password: String?
+        if let at = rest.lastIndex(of: "@") {
+            let userInfo = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            if let colon = userInfo.firstIndex(of: ":") {
+                username = String(userInfo[..<colon])
+                password = String(userInfo[userInfo.index(after: colon)...])
+            } else {
+                username = String(userInfo)
+            }
+            guard username?.isEmpty == false else {
+                throw ParseError(message: "empty user name in broker URL '\(text)'")
+            }
         }
         var host: Substring
         var portText: Substring?
@@ -88,9 +106,12 @@ public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
             port = value
         }
         self.init(scheme: scheme, host: String(host), port: port)
+        self.username = username
+        self.password = password
     }
 
-    static func isHostScalar(_ scalar: Unicode.Scalar) -> Bool {
+    /// Whether a scalar may appear in a host name.
+    public static func isHostScalar(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar {
         case "a"..."z", "A"..."Z", "0"..."9", "-", ".", "_": return true
         default: return false
