@@ -244,21 +244,24 @@ extension BridgeCommand {
             }
             for d in bluez.tree.devices(adapter: adapterPath) { report(d.path) }
             let deadline = ContinuousClock.now + .milliseconds(Int(min(seconds, 1e9) * 1000))
-            let timer = Task {
-                try? await Task.sleep(until: deadline)
-                bluez.stop()
-            }
-            for await e in bluez.events {
-                switch e {
-                case .interfacesAdded(let path, let ifaces) where ifaces.contains(BlueZ.device):
-                    report(path)
-                case .propertiesChanged(let path, BlueZ.device, let changed) where changed.contains("UUIDs"):
-                    report(path)
-                default:
-                    break
+            await withDiscardingTaskGroup { group in
+                // The scan ends at the deadline: the events end when the client stops.
+                group.addTask {
+                    try? await Task.sleep(until: deadline)
+                    bluez.stop()
                 }
+                for await e in bluez.events {
+                    switch e {
+                    case .interfacesAdded(let path, let ifaces) where ifaces.contains(BlueZ.device):
+                        report(path)
+                    case .propertiesChanged(let path, BlueZ.device, let changed) where changed.contains("UUIDs"):
+                        report(path)
+                    default:
+                        break
+                    }
+                }
+                group.cancelAll()
             }
-            timer.cancel()
             try? await bluez.stopDiscovery(adapter: adapterPath)
             bus.close()
         }

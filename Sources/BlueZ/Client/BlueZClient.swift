@@ -69,6 +69,8 @@ public final class BlueZClient: Sendable {
         let ownerSignals = connection.signals(DBusMatchRule(
             sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
             arg0: BlueZ.service))
+        // Unstructured: it follows BlueZ's name for the client's whole life (start() returns at
+        // once); stop() cancels it.
         let t2 = Task { [weak self] in
             for await s in ownerSignals {
                 guard let self else { return }

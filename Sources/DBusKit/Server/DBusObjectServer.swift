@@ -222,6 +222,8 @@ public final class DBusObjectServer: Sendable {
         let invocation = DBusMethodInvocation(
             sender: call.sender, path: call.path, interface: call.interface, member: call.member,
             arguments: call.arguments)
+        // Unstructured: the call arrives on the D-Bus I/O thread, outside any task; the task ends
+        // with the reply.
         Task {
             do {
                 call.reply(try await method.handler(invocation))
