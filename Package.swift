@@ -17,7 +17,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
@@ -57,9 +56,8 @@ let package = Package(
         .target(
             name: "BluezSimKit",
             dependencies: [
-                "DBusKit", "BridgeBase",
+                "DBusKit", "BridgeBase", "YAMLKit",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .executableTarget(
@@ -86,6 +84,7 @@ let package = Package(
         .testTarget(name: "BridgeTests", dependencies: ["Bridge", "BridgeCore", "BlueZ", "DBusKit", "MQTT"]),
         .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),
         .testTarget(name: "BridgeBaseTests", dependencies: ["BridgeBase"]),
+        .testTarget(name: "BluezSimKitTests", dependencies: ["BluezSimKit"]),
         .testTarget(name: "IntegrationTests", dependencies: []),
     ]
 )

@@ -1,7 +1,7 @@
 import BridgeBase
 import DBusKit
 import Foundation
-import Yams
+import YAMLKit
 
 /// Loads a ``Scenario`` from YAML, rejecting unknown keys and reporting `file:line:column` on errors.
 public enum ScenarioLoader {
@@ -20,11 +20,9 @@ public enum ScenarioLoader {
     public static func parse(_ text: String, file: String = "<scenario>") throws(ScenarioError) -> Scenario {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
-        } catch let error as YamlError {
-            throw syntaxError(error, file: file)
+            root = try YAMLParser.compose(text)
         } catch {
-            throw ScenarioError(code: .syntax, file: file, message: "\(error)")
+            throw syntaxError(error, file: file)
         }
         guard let root else {
             throw ScenarioError(code: .invalid, file: file, message: "empty scenario")
@@ -34,17 +32,18 @@ public enum ScenarioLoader {
 }
 
 extension ScenarioLoader {
-    /// A Yams error with its position as `file:line:column`.
-    static func syntaxError(_ error: YamlError, file: String) -> ScenarioError {
-        switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
-            let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
-            return ScenarioError(code: .syntax, file: file, line: mark.line, column: mark.column, message: what)
-        default:
+    /// A libyaml error with its position as `file:line:column`.
+    static func syntaxError(_ error: YAMLError, file: String) -> ScenarioError {
+        let what = [error.context?.text, error.problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+        guard let mark = error.mark else {
             return ScenarioError(code: .syntax, file: file, message: "\(error)")
         }
+        return ScenarioError(code: .syntax, file: file, line: mark.line, column: mark.column, message: what)
     }
 }
+
+/// A node of the scenario's YAML tree.
+typealias Node = YAMLNode
 
 /// The node-walking parser behind ``ScenarioLoader``.
 struct ScenarioReader {
@@ -287,7 +286,7 @@ struct ScenarioReader {
             c.valuesNot = try sequence(n, "accepted_writes").map { v throws(ScenarioError) in try bytes(v) }
             condition = c
         }
-        if let n = m["write_error"], let list = n.sequence {
+        if let n = m["write_error"], let list = n.sequence?.items {
             if let extra = m["error_when"] ?? m["accepted_writes"] {
                 throw fail(extra, "error_when and accepted_writes go with a single write_error, not a list of rules")
             }
@@ -382,7 +381,7 @@ struct ScenarioReader {
     // MARK: - Scalars
 
     func fail(_ node: Node?, _ message: String) -> ScenarioError {
-        ScenarioError(code: .invalid, file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, message: message)
+        ScenarioError(code: .invalid, file: file, line: node?.mark.line ?? 0, column: node?.mark.column ?? 0, message: message)
     }
 
     func mapping(_ node: Node, _ what: String, keys: Set<String>) throws(ScenarioError) -> [String: Node] {
@@ -400,16 +399,16 @@ struct ScenarioReader {
 
     func pairs(_ node: Node, _ what: String) throws(ScenarioError) -> [(Node, Node)] {
         guard let m = node.mapping else { throw fail(node, "\(what) must be a mapping") }
-        return m.map { ($0.key, $0.value) }
+        return m.entries.map { ($0.key, $0.value) }
     }
 
     func sequence(_ node: Node, _ what: String) throws(ScenarioError) -> [Node] {
         guard let s = node.sequence else { throw fail(node, "\(what) must be a list") }
-        return Array(s)
+        return s.items
     }
 
     func string(_ node: Node) throws(ScenarioError) -> String {
-        guard let s = node.scalar?.string else { throw fail(node, "expected a text value") }
+        guard let s = node.scalar?.text else { throw fail(node, "expected a text value") }
         return s
     }
 
@@ -458,7 +457,7 @@ struct ScenarioReader {
     }
 
     func bytes(_ node: Node) throws(ScenarioError) -> [UInt8] {
-        if let seq = node.sequence {
+        if let seq = node.sequence?.items {
             return try seq.map { n throws(ScenarioError) in UInt8(try integer(n, in: 0...255)) }
         }
         guard let b = try? Hex.decode(String(try string(node).filter { $0 != " " })) else { throw fail(node, "expected hex bytes such as \"01ff\" or \"01 ff\"") }
