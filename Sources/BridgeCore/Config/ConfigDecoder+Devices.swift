@@ -80,17 +80,7 @@ extension ConfigDecoder {
         var seen: [BluetoothUUID: Position?] = [:]
         for entry in try list(value) {
             let fields = try mapping(entry, known: ["uuid", "name", "format", "poll", "write_types"])
-            guard let uuidNode = fields("uuid") else {
-                throw error(.missingKey, "missing required key 'uuid' in '\(entry.path)'", at: entry.mark)
-            }
-            let uuid = try self.uuid(uuidNode)
-            if let first = seen[uuid] {
-                throw error(
-                    .duplicateName,
-                    "characteristic \(uuid.shortForm) is listed twice\(first.map { " (first at line \($0.line))" } ?? "")",
-                    at: uuidNode.mark)
-            }
-            seen[uuid] = uuidNode.mark
+            let uuid = try uniqueUUID(fields, of: entry, "characteristic", seen: &seen)
             var characteristic = BridgeConfig.Characteristic(uuid: uuid)
             if let node = fields("name") { characteristic.name = try segmentName(node) }
             if let node = fields("format") {
@@ -147,17 +137,7 @@ extension ConfigDecoder {
         var seen: [BluetoothUUID: Position?] = [:]
         for entry in try list(value) {
             let fields = try mapping(entry, known: ["uuid", "name"])
-            guard let uuidNode = fields("uuid") else {
-                throw error(.missingKey, "missing required key 'uuid' in '\(entry.path)'", at: entry.mark)
-            }
-            let uuid = try self.uuid(uuidNode)
-            if let first = seen[uuid] {
-                throw error(
-                    .duplicateName,
-                    "service \(uuid.shortForm) is listed twice\(first.map { " (first at line \($0.line))" } ?? "")",
-                    at: uuidNode.mark)
-            }
-            seen[uuid] = uuidNode.mark
+            let uuid = try uniqueUUID(fields, of: entry, "service", seen: &seen)
             var service = BridgeConfig.Service(uuid: uuid)
             if let node = fields("name") { service.name = try segmentName(node) }
             result.append(service)
@@ -218,5 +198,23 @@ extension ConfigDecoder {
         default:
             return .always
         }
+    }
+
+    /// The required `uuid` of a list entry, which no earlier entry of the list has.
+    func uniqueUUID(
+        _ fields: Fields, of entry: Located, _ what: String, seen: inout [BluetoothUUID: Position?]
+    ) throws(ConfigError) -> BluetoothUUID {
+        guard let uuidNode = fields("uuid") else {
+            throw error(.missingKey, "missing required key 'uuid' in '\(entry.path)'", at: entry.mark)
+        }
+        let uuid = try self.uuid(uuidNode)
+        if let first = seen[uuid] {
+            throw error(
+                .duplicateName,
+                "\(what) \(uuid.shortForm) is listed twice\(first.map { " (first at line \($0.line))" } ?? "")",
+                at: uuidNode.mark)
+        }
+        seen[uuid] = uuidNode.mark
+        return uuid
     }
 }
