@@ -77,7 +77,7 @@ import Testing
         #expect(
             CommandErrorCode.allCases.map(\.rawValue) == [
                 "invalid_payload", "unknown_characteristic", "not_writable", "not_readable",
-                "unsupported_write_type", "not_connected", "timeout", "gatt_error", "busy",
+                "unsupported_write_type", "not_connected", "timeout", "gatt_error", "busy", "not_allowed",
             ])
         for code in CommandErrorCode.allCases {
             let json = try JSONParser.parse(

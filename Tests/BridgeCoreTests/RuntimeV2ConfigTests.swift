@@ -131,3 +131,32 @@ import Testing
         #expect(slots.holds("a") && slots.holds("c") && !slots.holds("b"))
     }
 }
+
+/// SPEC §8 and §9 keys.
+@Suite struct CommandPolicyConfigTests {
+    func parse(_ yaml: String) throws -> BridgeConfig {
+        try BridgeConfig.parse(yaml: "mqtt: { url: mqtt://h }\n" + yaml, fileName: "b.yaml", environment: [:], hostName: "h")
+    }
+
+    @Test func allowPatterns() throws {
+        #expect(try parse("").commands.allow == [.everything])
+        let c = try parse(#"commands: { allow: ["thermostat/*/*", "echo/custom/write"] }"#)
+        #expect(c.commands.allows(device: "thermostat", service: "ffe0", characteristic: "setpoint"))
+        #expect(c.commands.allows(device: "echo", service: "custom", characteristic: "write"))
+        #expect(!c.commands.allows(device: "echo", service: "custom", characteristic: "write_command"))
+        #expect(!c.commands.allows(device: "lock", service: "ffe0", characteristic: "ffe1"))
+        #expect(try parse("commands: { allow: [] }").commands.allow.isEmpty)
+        do {
+            _ = try parse(#"commands: { allow: ["a/b"] }"#)
+            Issue.record("a two-segment pattern was accepted")
+        } catch {
+            #expect("\(error)" == "b.yaml:2:21: invalid pattern 'a/b' in 'commands.allow' (expected device/service/characteristic, each a glob with * and ?)")
+        }
+    }
+
+    @Test func healthInterval() throws {
+        #expect(try parse("").health.interval == .seconds(60))
+        #expect(try parse("health: { interval: 15s }").health.interval == .seconds(15))
+        #expect(try parse("health: { interval: 0s }").health.interval == nil)
+    }
+}

@@ -59,7 +59,7 @@ enum Commands {
     /// The error codes SPEC §4 and issue 4 define.
     static let errorCodes: Set<String> = [
         "invalid_payload", "unknown_characteristic", "not_writable", "not_readable", "unsupported_write_type",
-        "not_connected", "timeout", "gatt_error", "busy",
+        "not_connected", "timeout", "gatt_error", "busy", "not_allowed",
     ]
 
     /// Harness options: the commands scenario and ``config(timeout:queue:)``.

@@ -12,6 +12,8 @@ struct CommandIntake: Sendable {
     let supervisor: Mailbox<SupervisorInput>
     let clock: any BridgeClock
     let timeout: Duration
+    /// `commands` (its `allow` list, SPEC §8).
+    let allow: BridgeConfig.Commands
     /// `{prefix}/status` when Home Assistant discovery is on.
     let homeAssistantStatus: String?
 
@@ -28,6 +30,11 @@ struct CommandIntake: Sendable {
             let pending = PendingCommand(
                 message: message, device: device, service: service, characteristic: characteristic, operation: op,
                 resultTopic: String(message.topic.dropLast(4)) + "/result", deadline: clock.now.advanced(by: timeout))
+            guard allow.allows(device: device, service: service, characteristic: characteristic) else {
+                responder.fail(pending, CommandError(
+                    .notAllowed, "commands.allow has no pattern for \(device)/\(service)/\(characteristic)"))
+                return
+            }
             guard let entry = registry.entry(segment: device), entry.mailbox.send(.command(pending)) else {
                 responder.fail(pending, CommandError(.unknownCharacteristic, "no device '\(device)' is known to the bridge"))
                 return

@@ -13,6 +13,8 @@ final class ValueRouter: Sendable {
     struct Route {
         var topic: String
         var format: ValueFormat
+        /// The device's topic segment (per-device counters for health).
+        var device: String = ""
         /// A value just read by the bridge and already published: BlueZ echoes reads as
         /// `PropertiesChanged`, which is dropped once.
         var echo: [UInt8]?
@@ -35,6 +37,14 @@ final class ValueRouter: Sendable {
         /// While the broker is away: the latest value per topic (bounded by the number of routes).
         var held: [String: [UInt8]] = [:]
         var dropped: UInt64 = 0
+        /// Values published per device segment, and when the last one was (monotonic ns).
+        var perDevice: [String: DeviceValues] = [:]
+    }
+
+    /// Values of one device (SPEC §9 `values`, `last_value_age_s`).
+    struct DeviceValues: Sendable {
+        var count: UInt64 = 0
+        var lastNs: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -53,9 +63,13 @@ final class ValueRouter: Sendable {
         state.withLock { body(&$0) }
     }
 
-    func setRoute(path: String, topic: String, format: ValueFormat) {
-        locked { $0.routes[path] = Route(topic: topic, format: format, echo: nil) }
+    func setRoute(path: String, topic: String, format: ValueFormat, device: String) {
+        locked { $0.routes[path] = Route(topic: topic, format: format, device: device, echo: nil) }
     }
+
+    /// Per-device value counters.
+    var perDevice: [String: DeviceValues] { locked { $0.perDevice } }
+
 
     func removeRoutes(below root: String) {
         locked { s in s.routes = s.routes.filter { !$0.key.hasPrefix(root + "/") } }
@@ -106,7 +120,12 @@ final class ValueRouter: Sendable {
     private func publish(_ route: Route, _ value: [UInt8]) {
         let payload = ValuePayload.make(raw: value, format: route.format)
         if mqtt.publish(topic: route.topic, payload: payload, qos: 0, retain: false) == nil {
-            locked { $0.published &+= 1 }
+            let now = Self.nowNs()
+            locked { s in
+                s.published &+= 1
+                s.perDevice[route.device, default: DeviceValues()].count &+= 1
+                s.perDevice[route.device]!.lastNs = now
+            }
         } else {
             // Keep the latest value of each characteristic until the broker is back.
             locked { s in

@@ -22,6 +22,8 @@ final class DeviceRegistry: Sendable {
         var available = false
         /// Resolved service segments while connected.
         var services: [String] = []
+        /// Links that came up since start (health: `reconnects` is one less).
+        var connects = 0
     }
 
     private let entries = Mutex<[String: Entry]>([:])

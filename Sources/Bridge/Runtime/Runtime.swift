@@ -26,7 +26,7 @@ struct Runtime: Sendable {
         supervisorMailbox = mailbox
         intake = CommandIntake(
             topics: topics, registry: registry, responder: responder, supervisor: mailbox, clock: clock,
-            timeout: config.commands.timeout,
+            timeout: config.commands.timeout, allow: config.commands,
             homeAssistantStatus: config.homeAssistant.discovery ? HomeAssistantDiscovery.statusTopic(topics) : nil)
     }
 

@@ -78,7 +78,7 @@ extension PeripheralSession {
                     writeTypes: settings?.writeTypes, poll: settings?.poll)
                 ctx.router.setRoute(
                     path: ch.path, topic: topics.value(device: device.segment, service: serviceSegment, characteristic: segment),
-                    format: mapped.format)
+                    format: mapped.format, device: device.segment)
                 characteristics[mapped.key] = mapped
                 added.append(mapped)
             }

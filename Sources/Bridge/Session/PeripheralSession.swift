@@ -227,7 +227,11 @@ final class PeripheralSession {
         if wasConnected && !machine.isConnected { linkDown(keepMapping: false) }
         for action in actions { perform(action, &group) }
         if wasConnected != machine.isConnected {
-            ctx.registry.update(path: path) { $0.connected = self.machine.isConnected }
+            let up = machine.isConnected
+            ctx.registry.update(path: path) { e in
+                e.connected = up
+                if up { e.connects += 1 }
+            }
             ctx.supervisor.send(.session(path: path, .linkChanged))
         }
         if !wasReady && machine.isReady { becameReady() }

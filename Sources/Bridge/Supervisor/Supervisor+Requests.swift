@@ -48,9 +48,12 @@ extension Supervisor {
     func handleRequest(_ command: String, _ message: MQTTMessage, _ group: inout DiscardingTaskGroup) {
         let request = (try? JSONParser.parse(message.payload)) ?? .null
         var data = JSONObject()
+        var health: JSONObject?
         var error: String?
         switch command {
         case "health_check":
+            // SPEC §9: the health object's fields, at the top of the answer; `data` keeps the summary.
+            health = healthObject()
             let entries = ctx.registry.all
             data.append("healthy", .bool(central.isAvailable && adapterReady))
             data.append("bluez", .bool(central.isAvailable))
@@ -58,12 +61,6 @@ extension Supervisor {
             data.append("devices", .integer(Int64(entries.count)))
             data.append("connected", .integer(Int64(entries.filter(\.available).count)))
             data.append("published", .integer(Int64(clamping: ctx.router.published)))
-            let slots: JSONObject = [
-                "max": .integer(Int64(config.bluetooth.maxConnections)),
-                "in_use": .integer(Int64(ctx.slots.inUse)),
-                "waiting": .integer(Int64(ctx.slots.waiting.count)),
-            ]
-            data.append("connection_slots", .object(slots))
         case "devices":
             data.append("devices", (try? JSONParser.parse(devicesPayload())) ?? .array([]))
         case "forget", "reconnect":
@@ -92,6 +89,7 @@ extension Supervisor {
         }
         var response = JSONObject()
         response.append("status", .string(error == nil ? "ok" : "error"))
+        for member in health?.members ?? [] { response.append(member.key, member.value) }
         response.append("data", .object(data))
         if let error { response.append("error", .string(error)) }
         if let transaction = request["transaction"] { response.append("transaction", transaction) }

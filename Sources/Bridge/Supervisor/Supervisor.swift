@@ -31,6 +31,10 @@ final class Supervisor {
     var stopping = false
     /// Known peripherals BlueZ dropped: connect again at these times.
     var reconnectKnownAt: [String: BridgeInstant] = [:]
+    /// When `{base}/bridge/health` is published next.
+    var healthAt: BridgeInstant?
+    /// Broker connections since start (health: `reconnects` is one less).
+    var brokerConnections = 0
 
     init(context: SessionContext, mailbox: Mailbox<SupervisorInput>) {
         ctx = context
@@ -51,6 +55,7 @@ final class Supervisor {
             group.addTask {
                 for await event in central.events { mailbox.send(.bluez(event)) }
             }
+            if let interval = config.health.interval { healthAt = now.advanced(by: interval) }
             await central.start()
             if !central.isAvailable {
                 logger.warning("org.bluez is not on the D-Bus: waiting for BlueZ (bluetoothd) to start")
@@ -74,6 +79,7 @@ final class Supervisor {
         case .bluez(let event):
             handleBlueZ(event, &group)
         case .brokerConnected:
+            brokerConnections += 1
             logger.info("MQTT connected: publishing bridge state")
             ctx.broker.publish(ctx.topics.bridgeState, text: "online", retain: true)
             for e in ctx.registry.all {
@@ -128,7 +134,7 @@ final class Supervisor {
     }
 
     private func nextDeadline() -> BridgeInstant? {
-        [discovery.retryAt, discovery.watchdogAt, reconnectKnownAt.values.min()].compactMap { $0 }.min()
+        [discovery.retryAt, discovery.watchdogAt, reconnectKnownAt.values.min(), healthAt].compactMap { $0 }.min()
     }
 
     private func fireTimers(_ group: inout DiscardingTaskGroup) {
@@ -140,6 +146,7 @@ final class Supervisor {
         if let at = discovery.watchdogAt, at <= now {
             scanWatchdog(&group)
         }
+        if let at = healthAt, at <= now { publishHealth() }
         for (address, at) in reconnectKnownAt where at <= now {
             reconnectKnownAt[address] = nil
             connectKnownPeripherals(only: address, &group)

@@ -21,4 +21,6 @@ public enum CommandErrorCode: String, Sendable, Hashable, CaseIterable {
     case gattError = "gatt_error"
     /// The device's command queue is full; the command was not carried out.
     case busy
+    /// `commands.allow` has no pattern for the target (SPEC §8); nothing reached the device.
+    case notAllowed = "not_allowed"
 }

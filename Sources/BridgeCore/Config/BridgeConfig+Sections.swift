@@ -51,11 +51,31 @@ extension BridgeConfig {
         public var timeout: Duration
         /// `queue`, default 1024: commands waiting per device; more are answered `busy`.
         public var queue: Int
+        /// `allow`, default `["*/*/*"]`: the characteristics `/set` and `/get` may reach (SPEC §8);
+        /// empty makes the bridge read-only from MQTT.
+        public var allow: [CommandPattern]
 
         /// Creates the section.
-        public init(timeout: Duration = .seconds(10), queue: Int = 1024) {
+        public init(timeout: Duration = .seconds(10), queue: Int = 1024, allow: [CommandPattern] = [.everything]) {
             self.timeout = timeout
             self.queue = queue
+            self.allow = allow
+        }
+
+        /// Whether a command for these topic segments may run.
+        public func allows(device: String, service: String, characteristic: String) -> Bool {
+            allow.contains { $0.matches(device: device, service: service, characteristic: characteristic) }
+        }
+    }
+
+    /// The `health` section (SPEC §9).
+    public struct Health: Sendable, Hashable {
+        /// `interval`, default 60 s: how often `{base}/bridge/health` is published; nil (`0s`) turns it off.
+        public var interval: Duration?
+
+        /// Creates the section.
+        public init(interval: Duration? = .seconds(60)) {
+            self.interval = interval
         }
     }
 

@@ -18,6 +18,8 @@ public struct BridgeConfig: Sendable, Hashable {
     public var commands: Commands
     /// `reconnect`: the reconnect backoff (BLE devices and broker).
     public var reconnect: Reconnect
+    /// `health`: the periodic health report (SPEC §9).
+    public var health = Health()
     /// `log_level`: `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`; `nil` when not set.
     public var logLevel: Logger.Level?
     /// `devices`: per-device settings, in file order.

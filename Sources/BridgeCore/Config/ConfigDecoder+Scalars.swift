@@ -108,5 +108,7 @@ extension ConfigDecoder {
 
     // MARK: - Sections
 
-    static let topLevelKeys = ["mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "log_level", "devices"]
+    static let topLevelKeys = [
+        "mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "health", "log_level", "devices",
+    ]
 }

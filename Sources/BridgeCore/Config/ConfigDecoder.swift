@@ -168,6 +168,13 @@ struct ConfigDecoder {
         if let node = fields("homeassistant") { config.homeAssistant = try decodeHomeAssistant(node) }
         if let node = fields("commands") { config.commands = try decodeCommands(node) }
         if let node = fields("reconnect") { config.reconnect = try decodeReconnect(node) }
+        if let node = fields("health") {
+            let health = try mapping(node, known: ["interval"])
+            if let interval = health("interval") {
+                let d = try duration(interval, minimum: .zero)
+                config.health.interval = d == .zero ? nil : max(d, .seconds(1))
+            }
+        }
         if let node = fields("log_level") { config.logLevel = try decodeLogLevel(node) }
         if let node = fields("devices") { config.devices = try decodeDevices(node) }
         config.warnings = warnings
@@ -284,10 +291,23 @@ struct ConfigDecoder {
     }
 
     func decodeCommands(_ value: Located) throws(ConfigError) -> BridgeConfig.Commands {
-        let fields = try mapping(value, known: ["timeout", "queue"])
+        let fields = try mapping(value, known: ["timeout", "queue", "allow"])
         var commands = BridgeConfig.Commands()
         if let node = fields("timeout") { commands.timeout = try duration(node) }
         if let node = fields("queue") { commands.queue = try integer(node, in: 1...100_000) }
+        if let node = fields("allow") {
+            commands.allow = []
+            for item in try list(node) {
+                let text = try string(item)
+                guard let pattern = CommandPattern(text) else {
+                    throw error(
+                        .invalidValue,
+                        "invalid pattern '\(text)' in '\(node.path)' (expected device/service/characteristic, each a glob with * and ?)",
+                        at: item.mark)
+                }
+                commands.allow.append(pattern)
+            }
+        }
         return commands
     }
 

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+/// SPEC §8 (commands.allow) and §9 (health) on bluez-sim.
+@Suite(.timeLimit(.minutes(2)))
+struct CommandPolicyAndHealthTests {
+    @Test("commands.allow: a write outside the patterns gets not_allowed and reaches nothing; bridge/health is published")
+    func allowAndHealth() async throws {
+        let options = Policies.options(
+            commands: """
+                commands: { allow: ["valve/ffe0/ffe1"] }
+                health: { interval: 1s }
+                """,
+            devices: """
+                  - match: { address: "\(Policies.valve)" }
+                    name: valve
+                """)
+        try await Harness.with(options) { harness in
+            try await harness.waitFor("ble/valve/availability", timeout: .seconds(15)) { $0.payload == "online" }
+            let mark = harness.observer.count
+            try await harness.publish("ble/valve/ffe0/ffe2/set", #"{"raw": "09", "transaction": "no"}"#)
+            let refused = try await harness.waitFor("ble/valve/ffe0/ffe2/result", after: mark)
+            #expect(refused.payload.contains(#""code":"not_allowed""#), "\(refused)")
+            #expect(refused.payload.contains(#""transaction":"no""#), "\(refused)")
+            try await Task.sleep(for: .milliseconds(300))  // a window in which a wrong write would be logged
+            #expect(harness.writeLogEntries.isEmpty, "written: \(harness.writeLogEntries)")
+            let health = try await harness.waitFor("ble/bridge/health", timeout: .seconds(5))
+            let object = try #require(health.object, "\(health)")
+            #expect(JSON.integer(object["rss_bytes"]).map { $0 > 1_000_000 } == true, "\(health)")
+            let devices = object["devices"] as? [String: Any]
+            let valve = devices?["valve"] as? [String: Any]
+            #expect(JSON.bool(valve?["connected"]) == true, "\(health)")
+            #expect((object["bluez"] as? [String: Any]).flatMap { JSON.bool($0["available"]) } == true, "\(health)")
+        }
+    }
+}
