@@ -34,3 +34,23 @@ struct CommandPolicyAndHealthTests {
         }
     }
 }
+
+/// `bridge/state` says whether the bridge runs, whatever BlueZ and the bus do.
+@Suite(.timeLimit(.minutes(2)))
+struct BridgeStateWithoutBusTests {
+    @Test("no D-Bus system bus: bridge/state is online once the broker is connected; SIGTERM still exits 0")
+    func onlineWithoutBus() async throws {
+        var options = HarnessOptions()
+        options.startSimulator = false
+        options.bridgeEnvironment = ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/ble-mqtt-bridge-test-bus"]
+        try await Harness.with(options) { harness in
+            try await harness.waitFor("ble/bridge/state", timeout: .seconds(15)) { $0.payload == "online" }
+            _ = try await harness.waitForBridgeLog(from: 0, "the bus retries") { $0.contains("cannot connect to the D-Bus system bus") }
+            let bridge = harness.runningBridge
+            bridge.send(SIGTERM)
+            let ended = await bridge.waitForExit(timeout: .seconds(10))
+            #expect(ended == .exited(0), "\(bridge.tail())")
+            try await harness.waitFor("ble/bridge/state") { $0.payload == "offline" }
+        }
+    }
+}
