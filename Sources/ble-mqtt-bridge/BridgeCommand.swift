@@ -91,7 +91,8 @@ func loadConfig(_ path: String) throws -> BridgeConfig {
         for w in config.warnings { printError("warning: \(w)") }
         return config
     } catch {
-        printError("\(error)")
+        // Every error the loader found, each as file:line:column: message.
+        for e in error.all { printError("\(e)") }
         throw ExitStatus(2)
     }
 }

@@ -160,3 +160,26 @@ import Testing
         #expect(try parse("health: { interval: 0s }").health.interval == nil)
     }
 }
+
+/// check-config reports every error it can find.
+@Suite struct ConfigAllErrorsTests {
+    @Test func everySectionAndEveryDeviceIsChecked() {
+        let yaml = """
+            mqtt: { url: "ftp://x" }
+            bluetooth: { max_connections: 0 }
+            commands: { timeout: soon }
+            devices:
+              - match: { address: "zz" }
+              - match: { address: "C8:12:34:56:78:9A" }
+                connection: poll
+              - match: { name: ok }
+            """
+        do {
+            _ = try BridgeConfig.parse(yaml: yaml, fileName: "b.yaml", environment: [:], hostName: "h")
+            Issue.record("no error")
+        } catch {
+            #expect(error.all.map { "\($0.line):\($0.column)" } == ["1:14", "2:31", "3:22", "5:23", "6:5"], "\(error.all)")
+            #expect("\(error)".hasPrefix("b.yaml:1:14: unsupported URL scheme 'ftp'"))
+        }
+    }
+}

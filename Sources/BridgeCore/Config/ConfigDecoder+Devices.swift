@@ -1,59 +1,77 @@
 import YAMLKit
 
 extension ConfigDecoder {
-    func decodeDevices(_ value: Located) throws(ConfigError) -> [BridgeConfig.Device] {
+    /// The `devices` entries; an entry with an error is left out and its error collected, so that
+    /// every entry is checked.
+    func decodeDevices(_ value: Located, errors: inout [ConfigError]) -> [BridgeConfig.Device] {
         var devices: [BridgeConfig.Device] = []
         var names: [String: Position?] = [:]
         var addresses: [BluetoothAddress: Position?] = [:]
-        for entry in try list(value) {
-            let fields = try mapping(entry, known: [
-                "match", "name", "characteristics", "services", "connection", "poll_interval", "listen", "advertisement",
-                "only_services",
-            ])
-            guard let matchNode = fields("match") else {
-                throw error(.missingKey, "missing required key 'match' in '\(entry.path)'", at: entry.mark)
+        let entries: [Located]
+        do { entries = try list(value) } catch {
+            errors.append(error)
+            return []
+        }
+        for entry in entries {
+            do {
+                devices.append(try decodeDevice(entry, names: &names, addresses: &addresses))
+            } catch {
+                errors.append(error)
             }
-            let match = try decodeMatch(matchNode)
-            if case .address(let address) = match {
-                if let first = addresses[address] {
-                    throw error(
-                        .duplicateName,
-                        "device \(address) is already configured\(first.map { " at line \($0.line)" } ?? "")",
-                        at: matchNode.mark)
-                }
-                addresses[address] = matchNode.mark
-            }
-            var device = BridgeConfig.Device(match: match)
-            if let node = fields("name") {
-                let name = try segmentName(node)
-                guard name != TopicMapper.bridgeSegment else {
-                    throw error(
-                        .invalidName, "invalid name '\(name)' for '\(node.path)': 'bridge' is reserved for the bridge's own topics",
-                        at: node.mark)
-                }
-                if let first = names[name] {
-                    throw error(
-                        .duplicateName,
-                        "duplicate device name '\(name)'\(first.map { " (first used at line \($0.line))" } ?? "")",
-                        at: node.mark)
-                }
-                names[name] = node.mark
-                device.name = name
-            }
-            if let node = fields("characteristics") { device.characteristics = try decodeCharacteristics(node) }
-            if let node = fields("services") { device.services = try decodeServices(node) }
-            device.connection = try decodeConnection(fields, entry: entry)
-            if let node = fields("only_services") {
-                var only: [BluetoothUUID] = []
-                for item in try list(node) {
-                    let uuid = try self.uuid(item)
-                    if !only.contains(uuid) { only.append(uuid) }
-                }
-                device.onlyServices = only
-            }
-            devices.append(device)
         }
         return devices
+    }
+
+    /// One `devices` entry.
+    func decodeDevice(
+        _ entry: Located, names: inout [String: Position?], addresses: inout [BluetoothAddress: Position?]
+    ) throws(ConfigError) -> BridgeConfig.Device {
+        let fields = try mapping(entry, known: [
+            "match", "name", "characteristics", "services", "connection", "poll_interval", "listen", "advertisement",
+            "only_services",
+        ])
+        guard let matchNode = fields("match") else {
+            throw error(.missingKey, "missing required key 'match' in '\(entry.path)'", at: entry.mark)
+        }
+        let match = try decodeMatch(matchNode)
+        if case .address(let address) = match {
+            if let first = addresses[address] {
+                throw error(
+                    .duplicateName,
+                    "device \(address) is already configured\(first.map { " at line \($0.line)" } ?? "")",
+                    at: matchNode.mark)
+            }
+            addresses[address] = matchNode.mark
+        }
+        var device = BridgeConfig.Device(match: match)
+        if let node = fields("name") {
+            let name = try segmentName(node)
+            guard name != TopicMapper.bridgeSegment else {
+                throw error(
+                    .invalidName, "invalid name '\(name)' for '\(node.path)': 'bridge' is reserved for the bridge's own topics",
+                    at: node.mark)
+            }
+            if let first = names[name] {
+                throw error(
+                    .duplicateName,
+                    "duplicate device name '\(name)'\(first.map { " (first used at line \($0.line))" } ?? "")",
+                    at: node.mark)
+            }
+            names[name] = node.mark
+            device.name = name
+        }
+        if let node = fields("characteristics") { device.characteristics = try decodeCharacteristics(node) }
+        if let node = fields("services") { device.services = try decodeServices(node) }
+        device.connection = try decodeConnection(fields, entry: entry)
+        if let node = fields("only_services") {
+            var only: [BluetoothUUID] = []
+            for item in try list(node) {
+                let uuid = try self.uuid(item)
+                if !only.contains(uuid) { only.append(uuid) }
+            }
+            device.onlyServices = only
+        }
+        return device
     }
 
     func decodeMatch(_ value: Located) throws(ConfigError) -> BridgeConfig.Device.Match {

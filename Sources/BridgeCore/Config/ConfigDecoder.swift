@@ -158,27 +158,41 @@ struct ConfigDecoder {
             throw error(.missingKey, "missing required key 'mqtt.url'", at: nil)
         }
         let fields = try mapping(Located(node: root, path: ""), known: Self.topLevelKeys)
-        guard let mqttNode = fields("mqtt") else {
-            throw error(.missingKey, "missing required key 'mqtt.url'", at: fields.entries["mqtt"]?.keyMark ?? fields.mark)
+        // Every section is decoded even when an earlier one failed: all errors are reported.
+        var errors: [ConfigError] = []
+        var mqtt: BridgeConfig.MQTT?
+        if let mqttNode = fields("mqtt") {
+            do { mqtt = try decodeMQTT(mqttNode) } catch { errors.append(error) }
+        } else {
+            errors.append(error(.missingKey, "missing required key 'mqtt.url'", at: fields.entries["mqtt"]?.keyMark ?? fields.mark))
         }
-        let mqtt = try decodeMQTT(mqttNode)
-        var config = BridgeConfig(mqtt: mqtt)
-        if let node = fields("bluetooth") { config.bluetooth = try decodeBluetooth(node) }
-        if let node = fields("state_file") { config.stateFile = try nonEmptyString(node) }
-        if let node = fields("homeassistant") { config.homeAssistant = try decodeHomeAssistant(node) }
-        if let node = fields("commands") { config.commands = try decodeCommands(node) }
-        if let node = fields("reconnect") { config.reconnect = try decodeReconnect(node) }
-        if let node = fields("health") {
-            let health = try mapping(node, known: ["interval"])
-            if let interval = health("interval") {
-                let d = try duration(interval, minimum: .zero)
-                config.health.interval = d == .zero ? nil : max(d, .seconds(1))
-            }
+        var config = BridgeConfig(mqtt: mqtt ?? BridgeConfig.MQTT(url: BrokerURL(scheme: .mqtt, host: "invalid"), clientID: ""))
+        do { if let node = fields("bluetooth") { config.bluetooth = try decodeBluetooth(node) } } catch { errors.append(error) }
+        do { if let node = fields("state_file") { config.stateFile = try nonEmptyString(node) } } catch { errors.append(error) }
+        do {
+            if let node = fields("homeassistant") { config.homeAssistant = try decodeHomeAssistant(node) }
+        } catch { errors.append(error) }
+        do { if let node = fields("commands") { config.commands = try decodeCommands(node) } } catch { errors.append(error) }
+        do { if let node = fields("reconnect") { config.reconnect = try decodeReconnect(node) } } catch { errors.append(error) }
+        do { if let node = fields("health") { config.health = try decodeHealth(node) } } catch { errors.append(error) }
+        do { if let node = fields("log_level") { config.logLevel = try decodeLogLevel(node) } } catch { errors.append(error) }
+        if let node = fields("devices") { config.devices = decodeDevices(node, errors: &errors) }
+        if var first = errors.first {
+            first.further = Array(errors.dropFirst())
+            throw first
         }
-        if let node = fields("log_level") { config.logLevel = try decodeLogLevel(node) }
-        if let node = fields("devices") { config.devices = try decodeDevices(node) }
         config.warnings = warnings
         return config
+    }
+
+    func decodeHealth(_ value: Located) throws(ConfigError) -> BridgeConfig.Health {
+        let fields = try mapping(value, known: ["interval"])
+        var health = BridgeConfig.Health()
+        if let node = fields("interval") {
+            let d = try duration(node, minimum: .zero)
+            health.interval = d == .zero ? nil : max(d, .seconds(1))
+        }
+        return health
     }
 
     mutating func decodeMQTT(_ value: Located) throws(ConfigError) -> BridgeConfig.MQTT {

@@ -61,6 +61,12 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// More errors the loader found after this one (each reported the same way).
+    public var further: [ConfigError] = []
+
+    /// This error and the further ones, in file order of discovery.
+    public var all: [ConfigError] { [self] + further.map { var e = $0; e.further = []; return e } }
+
     /// `file:line:column: message`.
     public var description: String {
         if line == 0 { return "\(file): \(message)" }
