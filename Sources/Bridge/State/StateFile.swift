@@ -58,26 +58,8 @@ struct StateFile: Sendable {
     func save(_ known: KnownPeripherals) -> Bool {
         let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if !dir.isEmpty { makeDirectories(dir) }
-        let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            logger.error("cannot write state file \(tmp): \(String(cString: strerror(errno)))")
-            return false
-        }
-        let bytes = known.encode()
-        var written = 0
-        let ok: Bool = bytes.withUnsafeBytes { raw in
-            while written < raw.count {
-                let n = write(fd, raw.baseAddress! + written, raw.count - written)
-                if n <= 0 { return false }
-                written += n
-            }
-            return fsync(fd) == 0
-        }
-        close(fd)
-        guard ok, rename(tmp, path) == 0 else {
-            logger.error("cannot write state file \(path): \(String(cString: strerror(errno)))")
-            unlink(tmp)
+        if let failure = AtomicFile.write(known.encode(), to: path) {
+            logger.error("cannot write state file \(failure)")
             return false
         }
         return true

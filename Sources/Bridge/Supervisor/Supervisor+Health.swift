@@ -8,65 +8,46 @@ import Glibc
 /// Health (SPEC §9): `{base}/bridge/health` every `health.interval`, and the answer of
 /// `bridge/request/health_check`.
 extension Supervisor {
-    /// The health object: uptime, RSS, MQTT and BlueZ state, and per device its link, RSSI,
-    /// values, reconnects and the age of its last value.
-    func healthObject() -> JSONObject {
-        let now = self.now
-        var health = JSONObject()
-        health.append("uptime_s", .number(Double(startedAt.duration(to: now).components.seconds)))
-        health.append("rss_bytes", Self.residentBytes().map { .integer($0) } ?? .null)
-        let mqtt: JSONObject = [
-            "published": .integer(Int64(clamping: ctx.router.published)),
-            "dropped": .integer(Int64(clamping: ctx.router.failed)),
-            "reconnects": .integer(Int64(max(0, brokerConnections - 1))),
-        ]
-        health.append("mqtt", .object(mqtt))
+    /// The health figures now.
+    func healthSnapshot() -> HealthSnapshot {
         let adapter = central.withTree { $0.properties(path: adapterPath, interface: BlueZ.adapter) }
-        let bluez: JSONObject = [
-            "available": .bool(central.isAvailable),
-            "adapter": .string(config.bluetooth.adapter),
-            "adapter_present": .bool(adapter != nil),
-            "powered": .bool(adapter?["Powered"]?.bool ?? false),
-            "discovering": .bool(adapter?["Discovering"]?.bool ?? false),
-        ]
-        health.append("bluez", .object(bluez))
         let values = ctx.router.perDevice
         let nowNs = ValueRouter.nowNs()
-        var devices = JSONObject()
-        for e in ctx.registry.all {
+        let devices = ctx.registry.all.map { e -> HealthSnapshot.Device in
             let snapshot = central.withTree { $0.device(e.path) }
-            var d = JSONObject()
-            d.append("connected", .bool(e.connected || (snapshot?.connected ?? false)))
-            d.append("available", .bool(e.available))
-            if let rssi = snapshot?.rssi, rssi != 127 { d.append("rssi", .integer(Int64(rssi))) } else { d.append("rssi", .null) }
             let v = values[e.segment]
-            d.append("values", .integer(Int64(clamping: v?.count ?? 0)))
-            d.append("reconnects", .integer(Int64(max(0, e.connects - 1))))
-            if let last = v?.lastNs, last > 0 {
-                d.append("last_value_age_s", .number(Double(nowNs &- last) / 1e9))
-            } else {
-                d.append("last_value_age_s", .null)
-            }
-            d.append("connection", .string(e.policy))
-            devices.append(e.segment, .object(d))
+            return HealthSnapshot.Device(
+                segment: e.segment, connected: e.connected || (snapshot?.connected ?? false), available: e.available,
+                rssi: snapshot?.rssi.flatMap { $0 == 127 ? nil : $0 }, values: v?.count ?? 0,
+                reconnects: max(0, e.connects - 1),
+                lastValueAge: v.flatMap { $0.lastNs > 0 ? Double(nowNs &- $0.lastNs) / 1e9 : nil }, connection: e.policy)
         }
-        health.append("devices", .object(devices))
-        let slots: JSONObject = [
-            "max": .integer(Int64(config.bluetooth.maxConnections)),
-            "in_use": .integer(Int64(ctx.slots.inUse)),
-            "waiting": .integer(Int64(ctx.slots.waiting.count)),
-        ]
-        health.append("connection_slots", .object(slots))
-        return health
+        return HealthSnapshot(
+            uptime: Double(startedAt.duration(to: now).components.seconds), rssBytes: Self.residentBytes(),
+            published: ctx.router.published, dropped: ctx.router.failed, mqttReconnects: max(0, brokerConnections - 1),
+            bluezAvailable: central.isAvailable, adapter: config.bluetooth.adapter, adapterPresent: adapter != nil,
+            powered: adapter?["Powered"]?.bool ?? false, discovering: adapter?["Discovering"]?.bool ?? false,
+            devices: devices, slotsMax: config.bluetooth.maxConnections, slotsInUse: ctx.slots.inUse,
+            slotsWaiting: ctx.slots.waiting.count)
     }
 
-    /// Publishes `{base}/bridge/health` and schedules the next one.
+    /// The health object of SPEC §9.
+    func healthObject() -> JSONObject { healthSnapshot().json }
+
+    /// Publishes `{base}/bridge/health`, writes the metrics file, and schedules the next time.
     func publishHealth() {
         guard let interval = config.health.interval else { return }
         healthAt = now.advanced(by: interval)
+        let snapshot = healthSnapshot()
         ctx.broker.publish(
-            topic: ctx.topics.baseTopic + "/bridge/health", payload: JSONValue.object(healthObject()).jsonBytes, qos: 0,
+            topic: ctx.topics.baseTopic + "/bridge/health", payload: JSONValue.object(snapshot.json).jsonBytes, qos: 0,
             retain: false)
+        if let path = config.health.metricsFile {
+            let text = snapshot.prometheus(version: BridgeCommandLine.version)
+            if let failure = AtomicFile.write(Array(text.utf8), to: path) {
+                logger.warning("cannot write the metrics file \(failure)")
+            }
+        }
     }
 
     /// The process's resident set size, from `/proc/self/statm`.

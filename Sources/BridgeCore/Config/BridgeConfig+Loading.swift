@@ -47,6 +47,7 @@ extension BridgeConfig {
                 return directory.hasSuffix("/") ? directory + file : directory + "/" + file
             }
             config.stateFile = resolve(config.stateFile)
+            config.health.metricsFile = resolve(config.health.metricsFile)
             if var tls = config.mqtt.tls {
                 tls.caFile = resolve(tls.caFile)
                 tls.certFile = resolve(tls.certFile)

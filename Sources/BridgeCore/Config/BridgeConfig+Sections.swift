@@ -72,10 +72,14 @@ extension BridgeConfig {
     public struct Health: Sendable, Hashable {
         /// `interval`, default 60 s: how often `{base}/bridge/health` is published; nil (`0s`) turns it off.
         public var interval: Duration?
+        /// `metrics_file`: where the same figures are written in the Prometheus text format, every
+        /// `interval` (for node_exporter's textfile collector: a `.prom` file in its directory).
+        public var metricsFile: String?
 
         /// Creates the section.
-        public init(interval: Duration? = .seconds(60)) {
+        public init(interval: Duration? = .seconds(60), metricsFile: String? = nil) {
             self.interval = interval
+            self.metricsFile = metricsFile
         }
     }
 

@@ -186,8 +186,9 @@ struct ConfigDecoder {
     }
 
     func decodeHealth(_ value: Located) throws(ConfigError) -> BridgeConfig.Health {
-        let fields = try mapping(value, known: ["interval"])
+        let fields = try mapping(value, known: ["interval", "metrics_file"])
         var health = BridgeConfig.Health()
+        if let node = fields("metrics_file") { health.metricsFile = try nonEmptyString(node) }
         if let node = fields("interval") {
             let d = try duration(node, minimum: .zero)
             health.interval = d == .zero ? nil : max(d, .seconds(1))
