@@ -664,7 +664,8 @@ def step_fault(f, now):
 
 def bridge_config():
     lines = ['mqtt:', '  url: mqtt://127.0.0.1:%d' % PORT, '  client_id: soak-bridge',
-             'bluetooth:', '  adapter: hci0', '  scan_watchdog: 5s',
+             # Every device at once (the default of 7 links is a real controller's limit).
+             'bluetooth:', '  adapter: hci0', '  scan_watchdog: 5s', '  max_connections: %d' % max(7, len(devices)),
              'state_file: %s/peripherals.json' % WORK,
              'reconnect:', '  initial_delay: 500ms', '  max_delay: 5s', 'devices:']
     for d in devices.values():

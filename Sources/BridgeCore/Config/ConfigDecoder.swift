@@ -286,7 +286,7 @@ struct ConfigDecoder {
             }
         }
         if let node = fields("scan_watchdog") { bluetooth.scanWatchdog = try duration(node) }
-        if let node = fields("max_connections") { bluetooth.maxConnections = try integer(node, in: 1...64) }
+        if let node = fields("max_connections") { bluetooth.maxConnections = try integer(node, in: 1...1024) }
         if let node = fields("advertisements") {
             let text = try string(node)
             guard let mode = BridgeConfig.Bluetooth.AdvertisementMode(rawValue: text) else {
