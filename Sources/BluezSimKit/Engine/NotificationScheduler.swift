@@ -23,6 +23,8 @@ final class NotificationScheduler: @unchecked Sendable {
     typealias Emit = @Sendable (SimCharacteristic, [UInt8]) -> Void
 
     private let emit: Emit
+    // The one place without Synchronization.Mutex: a timed condition-variable wait needs the
+    // pthread mutex it is paired with.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var heap: [Entry] = []
