@@ -51,6 +51,9 @@ final class MosquittoSession: @unchecked Sendable {
 
     // Network thread only.
     private var attemptReason: String?
+    /// The last OpenSSL error libmosquitto logged during this attempt (its own error code says only
+    /// "A TLS error occurred.").
+    private var lastTLSError: String?
     private var attemptConnected = false
 
     init(
@@ -119,6 +122,10 @@ final class MosquittoSession: @unchecked Sendable {
         mosquitto_publish_v5_callback_set(handle) { _, object, mid, _, _ in
             guard let object else { return }
             Unmanaged<MosquittoSession>.fromOpaque(object).takeUnretainedValue().handlePublished(mid: mid)
+        }
+        mosquitto_log_callback_set(handle) { _, object, _, text in
+            guard let object, let text else { return }
+            Unmanaged<MosquittoSession>.fromOpaque(object).takeUnretainedValue().handleLog(String(cString: text))
         }
         mosquitto_message_v5_callback_set(handle) { _, object, message, properties in
             guard let object, let message else { return }
@@ -422,15 +429,32 @@ final class MosquittoSession: @unchecked Sendable {
     /// Starts one connection attempt (non-blocking TCP connect, CONNECT queued).
     private func beginAttempt(first: Bool) -> Int32 {
         attemptReason = nil
+        lastTLSError = nil
         attemptConnected = false
         let rc =
             first
             ? mosquitto_connect_async(handle, configuration.host, Int32(clamping: configuration.port), keepAliveSeconds)
             : mosquitto_reconnect_async(handle)
         if rc != Mosquitto.success {
-            attemptReason = Mosquitto.describe(rc)
+            attemptReason = describeFailure(rc)
         }
         return rc
+    }
+
+    /// libmosquitto's log: OpenSSL's reason for a TLS failure is only there.
+    private func handleLog(_ line: String) {
+        if line.hasPrefix("OpenSSL Error") { lastTLSError = line }
+    }
+
+    /// Why an attempt failed; for TLS, what OpenSSL said and what to check.
+    private func describeFailure(_ rc: Int32) -> String {
+        guard rc == Mosquitto.errTLS else { return Mosquitto.describe(rc) }
+        let openssl = lastTLSError.map { ": " + $0 } ?? ""
+        let ca = configuration.tls?.caFile.map { "the CA certificates of mqtt.tls.ca_file (\($0))" } ?? "the system's CA certificates"
+        if lastTLSError?.contains("certificate verify failed") == true {
+            return "TLS: the broker's certificate could not be verified against \(ca)\(openssl)"
+        }
+        return "TLS handshake failed\(openssl)"
     }
 
     /// Runs the libmosquitto loop until the connection (or the attempt) ends, or until a requested
@@ -441,7 +465,7 @@ final class MosquittoSession: @unchecked Sendable {
             let rc = mosquitto_loop(handle, 1000, 1)
             if rc != Mosquitto.success {
                 if attemptReason == nil {
-                    attemptReason = Mosquitto.describe(rc)
+                    attemptReason = describeFailure(rc)
                 }
                 return
             }

@@ -14,6 +14,8 @@ enum Mosquitto {
     static let errNoConnection = MOSQ_ERR_NO_CONN.rawValue
     /// `MOSQ_ERR_ERRNO`: the reason is in `errno`.
     static let errErrno = MOSQ_ERR_ERRNO.rawValue
+    /// `MOSQ_ERR_TLS`.
+    static let errTLS = MOSQ_ERR_TLS.rawValue
     /// `MQTT_PROP_RESPONSE_TOPIC` as the `int` identifier libmosquitto's property functions take.
     static let propertyResponseTopic = Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue)
     /// `MQTT_PROP_CORRELATION_DATA` as the `int` identifier libmosquitto's property functions take.

@@ -14,12 +14,17 @@ final class Broker: @unchecked Sendable {
     let logPath: String
 
     /// Starts a broker on `port` and returns once it accepts TCP connections.
-    static func start(port: Int, directory: String, timeout: Duration = .seconds(10)) async throws -> Broker {
+    /// `listeners`: more listener sections (each with its own settings: `per_listener_settings`).
+    static func start(
+        port: Int, directory: String, listeners: String = "", timeout: Duration = .seconds(10)
+    ) async throws -> Broker {
         let configPath = "\(directory)/mosquitto-\(port).conf"
         let logPath = "\(directory)/mosquitto.log"
         try """
+            per_listener_settings true
             listener \(port) 127.0.0.1
             allow_anonymous true
+            \(listeners)
             persistence false
             log_dest stderr
             log_timestamp true

@@ -25,6 +25,8 @@ struct HarnessOptions: Sendable {
     var bridgeEnvironment: [String: String] = [:]
     /// The bridge's `--log-level`.
     var logLevel = "debug"
+    /// More broker listeners (mosquitto.conf text) for the test's directory, e.g. a TLS one.
+    var brokerListeners: @Sendable (_ directory: String) -> String = { _ in "" }
 }
 
 /// One test's world: a private dbus-daemon, `bluez-sim` on it, a mosquitto broker on a free
@@ -150,7 +152,7 @@ final class Harness: @unchecked Sendable {
         var broker: Broker
         while true {
             do {
-                broker = try await Broker.start(port: port, directory: directory)
+                broker = try await Broker.start(port: port, directory: directory, listeners: options.brokerListeners(directory))
                 break
             } catch let error as HarnessError where error.description.contains("Address already in use") {
                 // Taken since it was chosen: take another one unless the bridge already knows it.

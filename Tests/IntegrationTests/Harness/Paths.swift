@@ -36,6 +36,7 @@ enum Paths {
     static let mosquitto = tool("mosquitto")
     static let mosquittoSub = tool("mosquitto_sub")
     static let mosquittoPub = tool("mosquitto_pub")
+    static let mosquittoPasswd = tool("mosquitto_passwd")
 
     /// A system tool in the usual directories (`/usr/sbin` is not on every PATH).
     static func tool(_ name: String) -> String {
