@@ -69,6 +69,12 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // The fuzz targets: a corpus replayer in normal builds; scripts/fuzz builds it with
+        // -sanitize=fuzzer,address -DFUZZING for libFuzzer.
+        .executableTarget(
+            name: "ble-mqtt-bridge-fuzz",
+            dependencies: ["BridgeCore", "DBusKit"]
+        ),
         .executableTarget(
             name: "bluez-sim",
             dependencies: [

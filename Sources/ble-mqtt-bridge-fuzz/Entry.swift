@@ -1,0 +1,71 @@
+import DBusKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+#if FUZZING
+// Built by scripts/fuzz with coverage instrumentation, AddressSanitizer and libFuzzer's driver
+// (libclang_rt.fuzzer_no_main): main hands control to libFuzzer, which calls fuzzOneInput for
+// every input; FUZZ_TARGET names the parser.
+nonisolated(unsafe) let fuzzTarget: String = getenv("FUZZ_TARGET").map { String(cString: $0) } ?? "json"
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// libFuzzer's entry for one input.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    FuzzTargets.run(fuzzTarget, bytes)
+    return 0
+}
+
+@main
+struct FuzzDriver {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) })
+    }
+}
+#else
+/// Without libFuzzer: replays corpus files through a target (`ble-mqtt-bridge-fuzz TARGET FILE...`),
+/// which is how CI checks that no corpus entry crashes.
+@main
+struct FuzzReplay {
+    static func main() {
+        let args = Array(CommandLine.arguments.dropFirst())
+        if args.count == 2, args[0] == "--write-dbus-sample" {
+            // A seed for the dbus target: a real PropertiesChanged signal as libdbus marshals it.
+            let bytes = DBusFuzzing.sampleMessage([0x16, 0x48, 0x00])
+            guard let file = fopen(args[1], "wb") else { exit(1) }
+            _ = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }
+            fclose(file)
+            exit(0)
+        }
+        guard let target = args.first else {
+            print("usage: ble-mqtt-bridge-fuzz TARGET FILE... (targets: \(FuzzTargets.all.keys.sorted().joined(separator: ", ")))")
+            exit(64)
+        }
+        var count = 0
+        for path in args.dropFirst() {
+            guard let file = fopen(path, "rb") else { continue }
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = fread(&buffer, 1, buffer.count, file)
+                if n <= 0 { break }
+                bytes += buffer[0..<n]
+            }
+            fclose(file)
+            FuzzTargets.run(target, bytes)
+            count += 1
+        }
+        print("\(target): \(count) inputs replayed")
+    }
+}
+#endif
