@@ -208,7 +208,6 @@ final class Supervisor {
         guard let dev = central.withTree({ $0.device(path) }) else { return }
         if changed.contains("Connected") { session.send(.connectedChanged(dev.connected)) }
         if changed.contains("ServicesResolved") { session.send(.servicesResolved(dev.servicesResolved)) }
-        if changed.contains("RSSI") { publishDevices() }
     }
 
     /// `/org/bluez/hciN/dev_XX_XX_XX_XX_XX_XX/...` → the device's path.
