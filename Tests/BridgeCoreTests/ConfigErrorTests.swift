@@ -160,6 +160,24 @@ import Testing
             code: .wrongType)
     }
 
+    @Test func badHomeAssistantControls() {
+        let prefix = Self.head + "devices:\n  - match: { name: x }\n    characteristics:\n"
+        expectError(
+            prefix + "      - { uuid: ff01, press: xyz }\n",
+            "bridge.yaml:6:30: 'devices[0].characteristics[0].press' must be the hex bytes the button writes, e.g. \"01\", not 'xyz'",
+            code: .invalidValue)
+        expectError(
+            prefix + "      - { uuid: ff01, min: 1 }\n",
+            "bridge.yaml:6:28: 'devices[0].characteristics[0].min' needs both 'min' and 'max'", code: .invalidValue)
+        expectError(
+            prefix + "      - { uuid: ff01, min: 5, max: 1 }\n",
+            "bridge.yaml:6:28: 'devices[0].characteristics[0].min' must be below 'devices[0].characteristics[0].max'",
+            code: .invalidValue)
+        expectError(
+            prefix + "      - { uuid: ff01, min: low, max: 1 }\n",
+            "bridge.yaml:6:28: expected a number for 'devices[0].characteristics[0].min', found 'low'", code: .wrongType)
+    }
+
     @Test func multipleDocuments() {
         expectError(
             Self.head + "---\nfoo: 1\n",

@@ -122,6 +122,7 @@ import Testing
                   - { uuid: 2a37, format: heart_rate_measurement, poll: 1h }
                   - { uuid: 2a39, write_types: [request, command] }
                   - { uuid: 2a3a, write_types: command }
+                  - { uuid: ff01, press: "AA01", min: -5, max: 7.5 }
               - match: { address: "aa:bb:cc:dd:ee:ff" }
             """
         let config = try parse(yaml)
@@ -136,6 +137,8 @@ import Testing
         #expect(config.bluetooth.scanWatchdog == .seconds(120))
         #expect(config.stateFile == "state.json")
         #expect(config.homeAssistant == BridgeConfig.HomeAssistant(discovery: true, prefix: "ha"))
+        let control = config.devices.first?.characteristics.last
+        #expect(control?.press == [0xAA, 0x01] && control?.range == -5...7.5)
         #expect(config.commands == BridgeConfig.Commands(timeout: .seconds(90), queue: 8))
         #expect(config.reconnect == BridgeConfig.Reconnect(initialDelay: .milliseconds(500), maxDelay: .seconds(300)))
         #expect(config.logLevel == .debug)

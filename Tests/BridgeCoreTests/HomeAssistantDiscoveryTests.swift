@@ -2,64 +2,211 @@ import Testing
 
 @testable import BridgeCore
 
-/// Home Assistant discovery configs: which characteristics get one, and what it says.
+/// Home Assistant device-based discovery: the device blocks, which entities each characteristic
+/// gets, and what they say.
 @Suite struct HomeAssistantDiscoveryTests {
+    typealias C = HomeAssistantDiscovery.Characteristic
     static let topics = TopicMapper(baseTopic: "ble", discoveryPrefix: "ha")
+    static let bridge = HomeAssistantDiscovery.Bridge(clientID: "house/bridge 1", version: "1.2.3")
 
-    static func characteristic(_ uuid16: UInt16, _ format: ValueFormat, name: String? = "Polar H10 1234")
-        -> HomeAssistantDiscovery.Characteristic
+    static func c(
+        _ uuid16: UInt16, _ format: ValueFormat, service: String = "180d", read: Bool = false, notify: Bool = false,
+        write: Bool = false
+    ) -> C {
+        C(service: service, characteristic: BluetoothUUID(uuid16: uuid16).shortForm, uuid: BluetoothUUID(uuid16: uuid16),
+          format: format, canNotify: notify, canRead: read, canWrite: write)
+    }
+
+    static func config(_ list: [C], name: String? = "Polar H10 1234", info: DeviceInformation = DeviceInformation()) throws
+        -> (topic: String, json: JSONValue)
     {
-        HomeAssistantDiscovery.Characteristic(
-            device: "polar", address: "C8:12:34:56:78:9A", deviceName: name, service: "180f",
-            characteristic: String(BluetoothUUID(uuid16: uuid16).shortForm), uuid: BluetoothUUID(uuid16: uuid16),
-            format: format)
+        let p = HomeAssistantDiscovery.Peripheral(
+            device: "polar", address: "C8:12:34:56:78:9A", name: name, information: info, characteristics: list)
+        let message = HomeAssistantDiscovery.deviceConfig(p, bridge: bridge, topics: topics)
+        return (message.topic, try JSONParser.parse(message.payload))
     }
 
-    static func parse(_ bytes: [UInt8]) throws -> JSONValue { try JSONParser.parse(bytes) }
+    static func component(_ json: JSONValue, _ key: String) -> JSONValue? { json["components"]?[key] }
 
-    @Test func battery() throws {
-        let config = try #require(HomeAssistantDiscovery.config(for: Self.characteristic(0x2A19, .batteryLevel), topics: Self.topics))
-        #expect(config.topic == "ha/sensor/ble_c8123456789a/180f_2a19/config")
-        let json = try Self.parse(config.payload)
-        #expect(json["name"]?.stringValue == "Battery")
-        #expect(json["unique_id"]?.stringValue == "ble_c8123456789a_180f_2a19")
-        #expect(json["state_topic"]?.stringValue == "ble/polar/180f/2a19")
-        #expect(json["value_template"]?.stringValue == "{{ value_json.value }}")
-        #expect(json["device_class"]?.stringValue == "battery")
-        #expect(json["unit_of_measurement"]?.stringValue == "%")
+    @Test func deviceBlockOriginAndAvailability() throws {
+        let info = DeviceInformation(
+            manufacturer: "Polar", model: "H10", serial: "123", hardware: "B", firmware: "3.1", software: "3.2")
+        let (topic, json) = try Self.config([Self.c(0x2A19, .batteryLevel, service: "180f", read: true)], info: info)
+        #expect(topic == "ha/device/ble_c8123456789a/config")
+        let device = try #require(json["device"])
+        #expect(device["identifiers"]?.arrayValue?.first?.stringValue == "ble_c8123456789a")
+        #expect(device["connections"]?.arrayValue?.first?.arrayValue?.compactMap(\.stringValue) == ["bluetooth", "C8:12:34:56:78:9A"])
+        #expect(device["name"]?.stringValue == "Polar H10 1234")
+        #expect(device["manufacturer"]?.stringValue == "Polar")
+        #expect(device["model"]?.stringValue == "H10")
+        #expect(device["serial_number"]?.stringValue == "123")
+        #expect(device["hw_version"]?.stringValue == "B")
+        #expect(device["sw_version"]?.stringValue == "3.1 (software 3.2)")
+        #expect(device["via_device"]?.stringValue == "ble_mqtt_bridge_house_bridge_1")
+        #expect(json["origin"]?["sw_version"]?.stringValue == "1.2.3")
+        #expect(json["origin"]?["support_url"]?.stringValue?.hasPrefix("https://") == true)
         #expect(json["availability_mode"]?.stringValue == "all")
-        let availability = json["availability"]?.arrayValue?.compactMap { $0["topic"]?.stringValue }
-        #expect(availability == ["ble/bridge/state", "ble/polar/availability"])
-        #expect(json["device"]?["identifiers"]?.arrayValue?.first?.stringValue == "ble_c8123456789a")
-        #expect(json["device"]?["name"]?.stringValue == "Polar H10 1234")
-        let connection = json["device"]?["connections"]?.arrayValue?.first?.arrayValue?.compactMap(\.stringValue)
-        #expect(connection == ["bluetooth", "C8:12:34:56:78:9A"])
+        #expect(json["availability"]?.arrayValue?.compactMap { $0["topic"]?.stringValue } == ["ble/bridge/state", "ble/polar/availability"])
+        #expect(json["object_id"] == nil)
     }
 
-    @Test func heartRateTemplateAndUnits() throws {
-        let hr = try #require(HomeAssistantDiscovery.config(for: Self.characteristic(0x2A37, .heartRateMeasurement), topics: Self.topics))
-        let json = try Self.parse(hr.payload)
-        #expect(json["value_template"]?.stringValue == "{{ value_json.value.bpm }}")
-        #expect(json["unit_of_measurement"]?.stringValue == "bpm")
-        let temperature = try #require(HomeAssistantDiscovery.config(for: Self.characteristic(0x2A6E, .temperature), topics: Self.topics))
-        #expect(try Self.parse(temperature.payload)["unit_of_measurement"]?.stringValue == "°C")
-        #expect(try Self.parse(temperature.payload)["device_class"]?.stringValue == "temperature")
-        let counter = try #require(HomeAssistantDiscovery.config(for: Self.characteristic(0xFFE1, .uint16, name: nil), topics: Self.topics))
-        let counterJSON = try Self.parse(counter.payload)
-        #expect(counterJSON["device_class"] == nil && counterJSON["state_class"]?.stringValue == "measurement")
-        #expect(counterJSON["device"]?["name"]?.stringValue == "polar", "no advertised name: the topic segment")
+    @Test func bridgeDevice() throws {
+        let message = HomeAssistantDiscovery.bridgeConfig(Self.bridge, topics: Self.topics)
+        #expect(message.topic == "ha/device/ble_mqtt_bridge_house_bridge_1/config")
+        let json = try JSONParser.parse(message.payload)
+        #expect(json["device"]?["sw_version"]?.stringValue == "1.2.3")
+        #expect(json["device"]?["name"]?.stringValue == "house/bridge 1")
+        let state = try #require(Self.component(json, "connectivity"))
+        #expect(state["platform"]?.stringValue == "binary_sensor")
+        #expect(state["device_class"]?.stringValue == "connectivity")
+        #expect(state["state_topic"]?.stringValue == "ble/bridge/state")
+        #expect(state["payload_on"]?.stringValue == "online" && state["payload_off"]?.stringValue == "offline")
+        // Two bridges on one broker are two devices.
+        let other = HomeAssistantDiscovery.bridgeConfig(.init(clientID: "garage", version: "1"), topics: Self.topics)
+        #expect(other.topic != message.topic)
     }
 
-    @Test func hexValuesGetNoEntity() {
-        #expect(HomeAssistantDiscovery.config(for: Self.characteristic(0x2B29, .hex), topics: Self.topics) == nil)
+    @Test func sensorsFromTheTable() throws {
+        let (_, json) = try Self.config([
+            Self.c(0x2A19, .batteryLevel, service: "180f", read: true, notify: true),
+            Self.c(0x2A6E, .temperature, service: "181a", notify: true),
+            Self.c(0x2A37, .heartRateMeasurement, notify: true),
+            Self.c(0x2A38, .bodySensorLocation, read: true),
+        ])
+        let battery = try #require(Self.component(json, "180f_2a19"))
+        #expect(battery["platform"]?.stringValue == "sensor")
+        #expect(battery["unique_id"]?.stringValue == "ble_c8123456789a_180f_2a19", "the unique id of earlier versions")
+        #expect(battery["default_entity_id"]?.stringValue == "sensor.polar_2a19")
+        #expect(battery["device_class"]?.stringValue == "battery")
+        #expect(battery["unit_of_measurement"]?.stringValue == "%")
+        #expect(battery["entity_category"]?.stringValue == "diagnostic")
+        #expect(battery["state_topic"]?.stringValue == "ble/polar/180f/2a19")
+        #expect(battery["value_template"]?.stringValue == HomeAssistantEntities.numericTemplate)
+        let temperature = try #require(Self.component(json, "181a_2a6e"))
+        #expect(temperature["unit_of_measurement"]?.stringValue == "°C")
+        #expect(temperature["device_class"]?.stringValue == "temperature")
+        #expect(temperature["entity_category"] == nil)
+        #expect(Self.component(json, "181a_2a6e_refresh") == nil, "not readable: no refresh button")
+        let hr = try #require(Self.component(json, "180d_2a37"))
+        #expect(hr["unit_of_measurement"]?.stringValue == "bpm")
+        #expect(hr["json_attributes_topic"]?.stringValue == "ble/polar/180d/2a37")
+        #expect(hr["value_template"]?.stringValue?.contains("value_json.value.bpm") == true)
+        let location = try #require(Self.component(json, "180d_2a38"))
+        #expect(location["device_class"]?.stringValue == "enum")
+        #expect(location["options"]?.arrayValue?.count == 7)
+        #expect(location["state_class"] == nil && location["unit_of_measurement"] == nil)
+        let refresh = try #require(Self.component(json, "180d_2a38_refresh"))
+        #expect(refresh["platform"]?.stringValue == "button")
+        #expect(refresh["command_topic"]?.stringValue == "ble/polar/180d/2a38/get")
     }
 
-    @Test func objectIDsAreSanitized() throws {
-        var c = Self.characteristic(0x2A19, .batteryLevel)
+    @Test func controlEntities() throws {
+        var level = Self.c(0xFF01, .uint8, service: "ffe0", read: true, write: true)
+        level.characteristic = "level"
+        var ranged = Self.c(0xFF02, .sint16, service: "ffe0", write: true)
+        ranged.range = -5...5
+        var pressed = Self.c(0xFF03, .hex, service: "ffe0", write: true)
+        pressed.press = [0xAA, 0x01]
+        let (_, json) = try Self.config([
+            Self.c(0x2A39, .hex, write: true),
+            level, ranged, pressed,
+            Self.c(0xFF04, .hex, service: "ffe0", read: true, write: true),
+            Self.c(0xFF05, .utf8, service: "ffe0", write: true),
+        ])
+        let reset = try #require(Self.component(json, "180d_2a39_press"))
+        #expect(reset["platform"]?.stringValue == "button")
+        #expect(reset["command_topic"]?.stringValue == "ble/polar/180d/2a39/set")
+        #expect(reset["payload_press"]?.stringValue == #"{"raw": "01"}"#)
+        #expect(Self.component(json, "180d_2a39") == nil, "write-only with a press payload: only the button")
+        let number = try #require(Self.component(json, "ffe0_level"))
+        #expect(number["platform"]?.stringValue == "number")
+        #expect(number["min"]?.doubleValue == 0 && number["max"]?.doubleValue == 255 && number["step"]?.doubleValue == 1)
+        #expect(number["state_topic"]?.stringValue == "ble/polar/ffe0/level")
+        #expect(number["command_topic"]?.stringValue == "ble/polar/ffe0/level/set")
+        let custom = try #require(Self.component(json, "ffe0_ff02"))
+        #expect(custom["min"]?.doubleValue == -5 && custom["max"]?.doubleValue == 5)
+        #expect(custom["state_topic"] == nil, "write-only: no state")
+        let press = try #require(Self.component(json, "ffe0_ff03_press"))
+        #expect(press["payload_press"]?.stringValue == #"{"raw": "aa01"}"#)
+        let hexText = try #require(Self.component(json, "ffe0_ff04"))
+        #expect(hexText["platform"]?.stringValue == "text")
+        #expect(hexText["command_template"]?.stringValue == #"{"raw": "{{ value }}"}"#)
+        #expect(hexText["pattern"] != nil)
+        #expect(hexText["value_template"]?.stringValue?.contains("value_json.raw") == true)
+        let utf8Text = try #require(Self.component(json, "ffe0_ff05"))
+        #expect(utf8Text["command_template"]?.stringValue == #"{"value": {{ value | tojson }}}"#)
+        #expect(utf8Text["pattern"] == nil)
+    }
+
+    @Test func diagnosticsPerDevice() throws {
+        let (_, json) = try Self.config([])
+        let connectivity = try #require(Self.component(json, "connectivity"))
+        #expect(connectivity["state_topic"]?.stringValue == "ble/polar/availability")
+        #expect(connectivity["availability"]?.arrayValue?.count == 1, "available while the bridge is")
+        let rssi = try #require(Self.component(json, "rssi"))
+        #expect(rssi["device_class"]?.stringValue == "signal_strength")
+        #expect(rssi["unit_of_measurement"]?.stringValue == "dBm")
+        #expect(rssi["enabled_by_default"]?.boolValue == false)
+        #expect(rssi["state_topic"]?.stringValue == "ble/bridge/health")
+        #expect(rssi["value_template"]?.stringValue?.contains("value_json.devices['polar']") == true)
+        // No health topic, no RSSI sensor.
+        let p = HomeAssistantDiscovery.Peripheral(device: "polar", address: "C8:12:34:56:78:9A", name: nil, characteristics: [])
+        let quiet = HomeAssistantDiscovery.deviceConfig(
+            p, bridge: .init(clientID: "b", version: "1", health: false), topics: Self.topics)
+        #expect(try JSONParser.parse(quiet.payload)["components"]?["rssi"] == nil)
+        #expect(try JSONParser.parse(quiet.payload)["device"]?["name"]?.stringValue == "polar", "no name: the segment")
+    }
+
+    @Test func deviceInformationIsNotAnEntity() throws {
+        let (_, json) = try Self.config([Self.c(0x2A29, .utf8, service: "180a", read: true)])
+        #expect(Self.component(json, "180a_2a29") == nil)
+        #expect(Self.component(json, "180a_2a29_refresh") == nil)
+    }
+
+    @Test func hexSensorsOnlyEnabledWhenTheyMatter() throws {
+        var named = Self.c(0xFF10, .hex, service: "ffe0", read: true)
+        named.configured = true
+        let (_, json) = try Self.config([
+            Self.c(0xFF11, .hex, service: "ffe0", read: true), Self.c(0xFF12, .hex, service: "ffe0", notify: true), named,
+        ])
+        #expect(Self.component(json, "ffe0_ff11")?["enabled_by_default"]?.boolValue == false)
+        #expect(Self.component(json, "ffe0_ff12")?["enabled_by_default"] == nil)
+        #expect(Self.component(json, "ffe0_ff10")?["enabled_by_default"] == nil)
+    }
+
+    @Test func legacyTopicsAndSanitizing() throws {
+        var c = Self.c(0x2A19, .batteryLevel, read: true)
         c.service = "6e400001-b5a3.f393"
         c.characteristic = "tx power"
-        let config = try #require(HomeAssistantDiscovery.config(for: c, topics: Self.topics))
-        #expect(config.topic == "ha/sensor/ble_c8123456789a/6e400001-b5a3_f393_tx_power/config")
+        let p = HomeAssistantDiscovery.Peripheral(
+            device: "polar", address: "C8:12:34:56:78:9A", name: nil,
+            characteristics: [c, Self.c(0xFF01, .hex, read: true)])
+        #expect(
+            HomeAssistantDiscovery.legacyTopics(p, topics: Self.topics) == [
+                "ha/sensor/ble_c8123456789a/6e400001-b5a3_f393_tx_power/config"
+            ])
         #expect(HomeAssistantDiscovery.statusTopic(Self.topics) == "ha/status")
+    }
+
+    @Test func deviceInformationRecording() {
+        var info = DeviceInformation()
+        let first = info.record(BluetoothUUID(uuid16: 0x2A29), bytes: Array("  Acme\u{0}\u{0}".utf8))
+        #expect(first && info.manufacturer == "Acme")
+        let again = info.record(BluetoothUUID(uuid16: 0x2A29), bytes: Array("Acme".utf8))
+        #expect(!again, "unchanged")
+        let battery = info.record(BluetoothUUID(uuid16: 0x2A19), bytes: [0x50])
+        #expect(!battery, "not a DIS string")
+        let binary = info.record(BluetoothUUID(uuid16: 0x2A24), bytes: [0xFF, 0xFE])
+        #expect(!binary, "not UTF-8")
+        let software = info.record(BluetoothUUID(uuid16: 0x2A28), bytes: Array("2.0".utf8))
+        #expect(software)
+        #expect(info.softwareVersion == "2.0")
+    }
+
+    @Test func tableKindsForAdvertisementValues() {
+        #expect(HomeAssistantSensorKind.named("pressure")?.unit == "hPa")
+        #expect(HomeAssistantSensorKind.named("battery")?.entityCategory == "diagnostic")
+        #expect(HomeAssistantSensorKind(format: .hex) == nil)
+        #expect(HomeAssistantSensorKind(format: .uint16)?.stateClass == "measurement")
     }
 }

@@ -108,13 +108,13 @@ def main():
     objs = om.GetManagedObjects()
     chrcs = {str(v[CHRC]['UUID']): str(p) for p, v in objs.items() if str(p).startswith(hr_path) and CHRC in v}
     svcs = {str(v[SVC]['UUID']): str(p) for p, v in objs.items() if str(p).startswith(hr_path) and SVC in v}
-    check('GATT services', set(svcs) == {u16('1801'), u16('180d'), u16('180f')}, str(sorted(svcs.values())))
+    check('GATT services', set(svcs) == {u16('1801'), u16('180d'), u16('180f'), u16('180a')}, str(sorted(svcs.values())))
     # BlueZ 5.66's Generic Attribute service has four characteristics: scenario services start at 0x0012.
     check('GATT paths like BlueZ', chrcs.get(u16('2a37'), '').endswith('/service0012/char0013'), chrcs.get(u16('2a37')))
     check('1801 characteristics', sorted(u for u, p in chrcs.items() if '/service0008/' in p) ==
           sorted([u16('2a05'), u16('2b29'), u16('2b2a'), u16('2b3a')]))
     uuids = [str(x) for x in devp.Get(DEV, 'UUIDs')]
-    check('UUIDs after resolve', uuids == sorted([u16('1800'), u16('1801'), u16('180d'), u16('180f')]), str(uuids))
+    check('UUIDs after resolve', uuids == sorted([u16('1800'), u16('1801'), u16('180d'), u16('180f'), u16('180a')]), str(uuids))
     hr = objs[chrcs[u16('2a37')]][CHRC]
     check('2A37 properties', list(map(str, hr['Flags'])) == ['notify'] and not hr['Notifying']
           and 'NotifyAcquired' in hr and int(hr['MTU']) == 247)

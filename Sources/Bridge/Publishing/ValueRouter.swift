@@ -39,6 +39,8 @@ final class ValueRouter: Sendable {
         var dropped: UInt64 = 0
         /// Values published per device segment, and when the last one was (monotonic ns).
         var perDevice: [String: DeviceValues] = [:]
+        /// With Home Assistant discovery: the last payload per value topic, and its device.
+        var last: [String: (device: String, payload: [UInt8])] = [:]
     }
 
     /// Values of one device (SPEC §9 `values`, `last_value_age_s`).
@@ -49,14 +51,28 @@ final class ValueRouter: Sendable {
 
     private let state = Mutex(State())
     private let mqtt: any MessageBroker
+    /// Whether the last payload of each topic is kept for ``resendLast(devices:)``.
+    private let keepsLast: Bool
 
     /// Values published since start.
     var published: UInt64 { state.withLock { $0.published } }
     /// Values the broker did not take (away).
     var failed: UInt64 { state.withLock { $0.failed } }
 
-    init(mqtt: any MessageBroker) {
+    init(mqtt: any MessageBroker, keepsLast: Bool = false) {
         self.mqtt = mqtt
+        self.keepsLast = keepsLast
+    }
+
+    /// Publishes the last value of every characteristic of `devices` (`nil`: of all) again, for
+    /// Home Assistant entities created after it was sent; returns how many.
+    func resendLast(devices: Set<String>?) -> Int {
+        let values = locked { s in s.last.filter { devices?.contains($0.value.device) ?? true } }
+        var sent = 0
+        for (topic, value) in values where mqtt.publish(topic: topic, payload: value.payload, qos: 0, retain: false) == nil {
+            sent += 1
+        }
+        return sent
     }
 
     private func locked<R>(_ body: (inout State) -> R) -> R {
@@ -125,12 +141,14 @@ final class ValueRouter: Sendable {
                 s.published &+= 1
                 s.perDevice[route.device, default: DeviceValues()].count &+= 1
                 s.perDevice[route.device]!.lastNs = now
+                if keepsLast { s.last[route.topic] = (route.device, payload) }
             }
         } else {
             // Keep the latest value of each characteristic until the broker is back.
             locked { s in
                 s.failed &+= 1
                 if s.held.updateValue(payload, forKey: route.topic) != nil { s.dropped &+= 1 }
+                if keepsLast { s.last[route.topic] = (route.device, payload) }
             }
         }
     }

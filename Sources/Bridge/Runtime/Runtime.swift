@@ -20,7 +20,7 @@ struct Runtime: Sendable {
         let registry = DeviceRegistry()
         let responder = CommandResponder(broker: broker, logger: logger)
         context = SessionContext(
-            config: config, topics: topics, central: central, broker: broker, router: ValueRouter(mqtt: broker),
+            config: config, topics: topics, central: central, broker: broker, router: ValueRouter(mqtt: broker, keepsLast: config.homeAssistant.discovery),
             registry: registry, slots: SlotPool(capacity: config.bluetooth.maxConnections), clock: clock,
             logger: logger, supervisor: mailbox, responder: responder, timing: timing)
         supervisorMailbox = mailbox

@@ -51,6 +51,8 @@ struct MappedDevice: Sendable {
     var discovery: [HomeAssistantDiscovery.Characteristic]
     /// The device's name from BlueZ.
     var name: String?
+    /// What its Device Information service said.
+    var information: DeviceInformation
 }
 
 /// A `/set` or `/get` waiting in a session's queue.

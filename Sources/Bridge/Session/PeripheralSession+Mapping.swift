@@ -140,18 +140,22 @@ extension PeripheralSession {
         let (name, services) = ctx.central.withTree { t in (t.device(path)?.name, t.services(device: path).map(\.uuid)) }
         for mc in characteristics.values.sorted(by: { $0.path < $1.path }) {
             map[mc.key.service + "/" + mc.key.characteristic] = mc.uuid.uuidString
-            if ctx.config.homeAssistant.discovery && (mc.canNotify || mc.canRead) {
-                discovery.append(HomeAssistantDiscovery.Characteristic(
-                    device: device.segment, address: device.address.description, deviceName: name,
-                    service: mc.key.service, characteristic: mc.key.characteristic, uuid: mc.uuid, format: mc.format))
-            }
+            guard ctx.config.homeAssistant.discovery else { continue }
+            let entry = device.config?.characteristics.first { $0.uuid == mc.uuid }
+            let canWrite = mc.writeTypes.map { !$0.isEmpty }
+                ?? (mc.properties.canWriteWithResponse || mc.properties.canWriteWithoutResponse)
+            guard mc.canNotify || mc.canRead || canWrite else { continue }
+            discovery.append(HomeAssistantDiscovery.Characteristic(
+                service: mc.key.service, characteristic: mc.key.characteristic, uuid: mc.uuid, format: mc.format,
+                canNotify: mc.canNotify, canRead: mc.canRead, canWrite: canWrite, configured: entry != nil,
+                press: entry?.press, range: entry?.range))
         }
         let segments = services
             .filter { GattMapping.listsService($0, device: device.config) }
             .map { ctx.topics.serviceSegment($0, config: device.config) }
         ctx.registry.update(path: path) { $0.services = segments }
         ctx.supervisor.send(.session(path: path, .mapped(MappedDevice(
-            characteristics: map, services: services.map(\.uuidString), discovery: discovery, name: name))))
+            characteristics: map, services: services.map(\.uuidString), discovery: discovery, name: name, information: information))))
     }
 
     /// The device became ready: start the `poll` intervals of its characteristics.

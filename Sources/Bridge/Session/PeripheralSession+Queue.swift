@@ -86,6 +86,9 @@ extension PeripheralSession {
             switch result {
             case .success(let value):
                 ctx.router.publishRead(path: mc.path, value: value)
+                // Device Information strings name the device in Home Assistant; the mapping
+                // report at the end of setup carries them, a later change is reported again.
+                if information.record(mc.uuid, bytes: value) && !setupRunning { reportMapping() }
             case .failure(let error):
                 logger.warning("\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
             }

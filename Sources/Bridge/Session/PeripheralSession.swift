@@ -41,6 +41,8 @@ final class PeripheralSession {
     var notifying: [String] = []
     var unreadable: Set<String>
     var pollDue: [String: BridgeInstant] = [:]
+    /// Device Information (180A) strings read so far.
+    var information = DeviceInformation()
 
     // The GATT queue
     var setupQueue: [GattOperation] = []

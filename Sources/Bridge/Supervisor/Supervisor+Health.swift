@@ -40,7 +40,7 @@ extension Supervisor {
         healthAt = now.advanced(by: interval)
         let snapshot = healthSnapshot()
         ctx.broker.publish(
-            topic: ctx.topics.baseTopic + "/bridge/health", payload: JSONValue.object(snapshot.json).jsonBytes, qos: 0,
+            topic: ctx.topics.bridgeHealth, payload: JSONValue.object(snapshot.json).jsonBytes, qos: 0,
             retain: false)
         if let path = config.health.metricsFile {
             let text = snapshot.prometheus(version: BridgeCommandLine.version)

@@ -40,7 +40,11 @@ final class Supervisor {
         ctx = context
         self.mailbox = mailbox
         startedAt = context.clock.now
-        homeAssistant = HomeAssistantPublisher(broker: context.broker, topics: context.topics, logger: context.logger)
+        homeAssistant = HomeAssistantPublisher(
+            broker: context.broker, topics: context.topics, logger: context.logger,
+            bridge: HomeAssistantDiscovery.Bridge(
+                clientID: context.config.mqtt.clientID, version: BridgeCommandLine.version,
+                health: context.config.health.interval != nil))
         known.stateFile = context.config.stateFile.map { StateFile(path: $0, logger: context.logger) }
     }
 
@@ -86,13 +90,13 @@ final class Supervisor {
                 ctx.broker.publish(ctx.topics.availability(device: e.segment), text: e.available ? "online" : "offline", retain: true)
             }
             publishDevices(force: true)
-            homeAssistant.republish(reason: "connected to the broker")
+            if config.homeAssistant.discovery { homeAssistant.republish(reason: "connected to the broker", now: now) }
             let (sent, dropped) = ctx.router.flushHeld()
             if sent > 0 || dropped > 0 {
                 logger.notice("broker back: published \(sent) values held while it was away; \(dropped) older values were replaced by newer ones")
             }
         case .homeAssistantOnline:
-            homeAssistant.republish(reason: "Home Assistant is online")
+            homeAssistant.republish(reason: "Home Assistant is online", now: now)
         case .request(let command, let message):
             handleRequest(command, message, &group)
         case .session(let path, let report):
@@ -124,7 +128,14 @@ final class Supervisor {
             publishDevices()
         case .mapped(let mapped):
             guard let entry = ctx.registry.entry(path: path) else { return }
-            homeAssistant.publish(path: path, mapped.discovery)
+            if config.homeAssistant.discovery {
+                homeAssistant.publish(
+                    path: path,
+                    HomeAssistantDiscovery.Peripheral(
+                        device: entry.segment, address: entry.address.description, name: mapped.name,
+                        information: mapped.information, characteristics: mapped.discovery),
+                    now: now)
+            }
             known.remember(entry, mapped, startedAt: startedAt, now: now, logger: logger)
             publishDevices()
         case .unreadable(let uuid):
@@ -134,7 +145,7 @@ final class Supervisor {
     }
 
     private func nextDeadline() -> BridgeInstant? {
-        [discovery.retryAt, discovery.watchdogAt, reconnectKnownAt.values.min(), healthAt].compactMap { $0 }.min()
+        [discovery.retryAt, discovery.watchdogAt, reconnectKnownAt.values.min(), healthAt, homeAssistant.resendAt].compactMap { $0 }.min()
     }
 
     private func fireTimers(_ group: inout DiscardingTaskGroup) {
@@ -147,6 +158,10 @@ final class Supervisor {
             scanWatchdog(&group)
         }
         if let at = healthAt, at <= now { publishHealth() }
+        if let due = homeAssistant.dueResend(now: now) {
+            let sent = ctx.router.resendLast(devices: due.all ? nil : due.devices)
+            if sent > 0 { logger.debug("Home Assistant: sent the last \(sent) values again") }
+        }
         for (address, at) in reconnectKnownAt where at <= now {
             reconnectKnownAt[address] = nil
             connectKnownPeripherals(only: address, &group)

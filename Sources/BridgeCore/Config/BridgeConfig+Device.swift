@@ -74,6 +74,10 @@ extension BridgeConfig {
         /// For devices whose Flags are wrong: many accept Write Commands without announcing
         /// `write-without-response` (BlueZ sends a `type: command` write whatever the Flags say).
         public var writeTypes: Set<WriteType>?
+        /// `press`: Home Assistant shows the characteristic as a button that writes these bytes.
+        public var press: [UInt8]?
+        /// `min` / `max`: the range of its Home Assistant `number` entity.
+        public var range: ClosedRange<Double>?
 
         /// The configured format, else the SIG default for the UUID.
         public var effectiveFormat: ValueFormat { format ?? .default(for: uuid) }

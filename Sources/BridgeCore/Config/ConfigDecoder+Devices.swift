@@ -97,7 +97,7 @@ extension ConfigDecoder {
         var result: [BridgeConfig.Characteristic] = []
         var seen: [BluetoothUUID: Position?] = [:]
         for entry in try list(value) {
-            let fields = try mapping(entry, known: ["uuid", "name", "format", "poll", "write_types"])
+            let fields = try mapping(entry, known: ["uuid", "name", "format", "poll", "write_types", "press", "min", "max"])
             let uuid = try uniqueUUID(fields, of: entry, "characteristic", seen: &seen)
             var characteristic = BridgeConfig.Characteristic(uuid: uuid)
             if let node = fields("name") { characteristic.name = try segmentName(node) }
@@ -116,6 +116,22 @@ extension ConfigDecoder {
             }
             if let node = fields("poll") { characteristic.poll = try duration(node) }
             if let node = fields("write_types") { characteristic.writeTypes = try writeTypes(node) }
+            if let node = fields("press") {
+                let text = try string(node)
+                guard let bytes = try? Hex.decode(text), !bytes.isEmpty else {
+                    throw error(.invalidValue, "'\(node.path)' must be the hex bytes the button writes, e.g. \"01\", not '\(text)'", at: node.mark)
+                }
+                characteristic.press = bytes
+            }
+            switch (fields("min"), fields("max")) {
+            case (nil, nil): break
+            case (let low?, let high?):
+                let (a, b) = (try number(low), try number(high))
+                guard a < b else { throw error(.invalidValue, "'\(low.path)' must be below '\(high.path)'", at: low.mark) }
+                characteristic.range = a...b
+            case (let one?, nil), (nil, let one?):
+                throw error(.invalidValue, "'\(one.path)' needs both 'min' and 'max'", at: one.mark)
+            }
             result.append(characteristic)
         }
         return result

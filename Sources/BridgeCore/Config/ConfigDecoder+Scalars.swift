@@ -57,6 +57,14 @@ extension ConfigDecoder {
         return number
     }
 
+    func number(_ value: Located) throws(ConfigError) -> Double {
+        let text = try string(value)
+        guard let number = Double(text), number.isFinite else {
+            throw error(.wrongType, "expected a number for '\(value.path)', found '\(text)'", at: value.mark)
+        }
+        return number
+    }
+
     func duration(_ value: Located, minimum: Duration = .nanoseconds(1), maximum: Duration? = nil) throws(ConfigError) -> Duration {
         let text = try string(value)
         let duration: Duration

@@ -1,19 +1,27 @@
-/// Home Assistant MQTT discovery (`homeassistant.discovery: true`): one retained `sensor`
-/// config per characteristic whose value has a meaning beyond its bytes (a known SIG format or a
-/// configured `format` other than `hex`), pointing at the bridge's own value topic.
+/// Home Assistant MQTT discovery (`homeassistant.discovery: true`), device-based: one retained
+/// `{prefix}/device/{node}/config` per peripheral and one for the bridge itself, each with its
+/// `device` block, the `origin`, and its entities under `components`.
 ///
-/// Topic: `{prefix}/sensor/ble_{address}/{object}/config` with `{object}` the service and
-/// characteristic segments (characters other than `[A-Za-z0-9_-]` replaced by `_`). The entity is
-/// available while both `{base}/bridge/state` and `{base}/{device}/availability` say `online`.
+/// - The bridge device (`node` from the MQTT client id, so two bridges on one broker stay two
+///   devices) carries the bridge's version and a connectivity `binary_sensor` on
+///   `{base}/bridge/state`; every peripheral is `via_device` it.
+/// - A peripheral device (`node` `ble_{address hex}`) carries what its Device Information service
+///   said and one entity per meaningful characteristic (``HomeAssistantEntities``).
+///
+/// Entity `unique_id`s of sensors are those of the per-entity configs earlier versions
+/// published (`{node}_{service}_{characteristic}`), which ``legacyTopics(_:topics:)`` lists
+/// for removal.
 public enum HomeAssistantDiscovery {
-    /// What the discovery config needs to know about one characteristic.
+    /// One discovery message: a retained topic and its payload.
+    public struct Message: Sendable, Hashable {
+        /// The config topic.
+        public var topic: String
+        /// The JSON payload (empty: remove).
+        public var payload: [UInt8]
+    }
+
+    /// What discovery needs to know about one characteristic.
     public struct Characteristic: Sendable, Hashable {
-        /// The device's topic segment.
-        public var device: String
-        /// `AA:BB:CC:DD:EE:FF`.
-        public var address: String
-        /// The advertised name, if any.
-        public var deviceName: String?
         /// The service's topic segment.
         public var service: String
         /// The characteristic's topic segment.
@@ -22,101 +30,185 @@ public enum HomeAssistantDiscovery {
         public var uuid: BluetoothUUID
         /// The format its values are decoded with.
         public var format: ValueFormat
+        /// Whether it notifies or indicates.
+        public var canNotify: Bool
+        /// Whether it can be read.
+        public var canRead: Bool
+        /// Whether it can be written (Flags or `write_types`).
+        public var canWrite: Bool
+        /// Whether a `devices` entry names it (its entity is enabled even when only hex).
+        public var configured: Bool
+        /// `press`: the bytes a button writes; 2A39 (heart rate control point) defaults to `01`.
+        public var press: [UInt8]?
+        /// `min` / `max` of a `number` entity.
+        public var range: ClosedRange<Double>?
 
         /// Creates a description.
         public init(
-            device: String, address: String, deviceName: String?, service: String, characteristic: String,
-            uuid: BluetoothUUID, format: ValueFormat
+            service: String, characteristic: String, uuid: BluetoothUUID, format: ValueFormat, canNotify: Bool,
+            canRead: Bool, canWrite: Bool = false, configured: Bool = false, press: [UInt8]? = nil,
+            range: ClosedRange<Double>? = nil
         ) {
-            self.device = device
-            self.address = address
-            self.deviceName = deviceName
             self.service = service
             self.characteristic = characteristic
             self.uuid = uuid
             self.format = format
+            self.canNotify = canNotify
+            self.canRead = canRead
+            self.canWrite = canWrite
+            self.configured = configured
+            self.press = press
+            self.range = range
         }
     }
 
-    /// The discovery message of a characteristic: topic and retained payload; `nil` when the
-    /// characteristic gets no entity (`hex` values).
-    public static func config(for c: Characteristic, topics: TopicMapper) -> (topic: String, payload: [UInt8])? {
-        guard c.format != .hex else { return nil }
-        let addressHex = String(c.address.lowercased().filter { $0 != ":" })
-        let node = "ble_" + addressHex
-        let object = sanitize(c.service + "_" + c.characteristic)
-        var payload = JSONObject()
-        payload.append("name", .string(entityName(c)))
-        payload.append("unique_id", .string("\(node)_\(object)"))
-        payload.append("object_id", .string(sanitize("\(c.device)_\(c.characteristic)")))
-        payload.append(
-            "state_topic", .string(topics.value(device: c.device, service: c.service, characteristic: c.characteristic)))
-        var template = "{{ value_json.value }}"
-        switch c.format {
-        case .batteryLevel:
-            payload.append("device_class", .string("battery"))
-            payload.append("unit_of_measurement", .string("%"))
-            payload.append("state_class", .string("measurement"))
-        case .temperature:
-            payload.append("device_class", .string("temperature"))
-            payload.append("unit_of_measurement", .string("°C"))
-            payload.append("state_class", .string("measurement"))
-        case .humidity:
-            payload.append("device_class", .string("humidity"))
-            payload.append("unit_of_measurement", .string("%"))
-            payload.append("state_class", .string("measurement"))
-        case .heartRateMeasurement:
-            template = "{{ value_json.value.bpm }}"
-            payload.append("unit_of_measurement", .string("bpm"))
-            payload.append("icon", .string("mdi:heart-pulse"))
-            payload.append("state_class", .string("measurement"))
-        case .uint8, .uint16, .uint32, .sint8, .sint16, .sint32, .float32, .float64, .sfloat, .float:
-            payload.append("state_class", .string("measurement"))
-        case .utf8, .bodySensorLocation, .hex:
-            break
+    /// What discovery needs to know about one peripheral.
+    public struct Peripheral: Sendable, Hashable {
+        /// Its topic segment.
+        public var device: String
+        /// `AA:BB:CC:DD:EE:FF`.
+        public var address: String
+        /// The advertised name, if any.
+        public var name: String?
+        /// What its Device Information service said.
+        public var information: DeviceInformation
+        /// Its mapped characteristics.
+        public var characteristics: [Characteristic]
+
+        /// Creates a description.
+        public init(
+            device: String, address: String, name: String?, information: DeviceInformation = DeviceInformation(),
+            characteristics: [Characteristic]
+        ) {
+            self.device = device
+            self.address = address
+            self.name = name
+            self.information = information
+            self.characteristics = characteristics
         }
-        payload.append("value_template", .string(template))
-        payload.append("availability_mode", .string("all"))
-        payload.append(
+
+        /// `ble_{address hex}`: the device's node id and identifier.
+        public var node: String { "ble_" + String(address.lowercased().filter { $0 != ":" }) }
+    }
+
+    /// The bridge as a Home Assistant device.
+    public struct Bridge: Sendable, Hashable {
+        /// The MQTT client id: unique per bridge on a broker.
+        public var clientID: String
+        /// The bridge's version.
+        public var version: String
+        /// Whether `{base}/bridge/health` is published (the RSSI sensors read it).
+        public var health: Bool
+
+        /// Creates a description.
+        public init(clientID: String, version: String, health: Bool = true) {
+            self.clientID = clientID
+            self.version = version
+            self.health = health
+        }
+
+        /// The bridge device's node id and identifier.
+        public var node: String { "ble_mqtt_bridge_" + HomeAssistantDiscovery.sanitize(clientID) }
+    }
+
+    /// Where users find the project (`origin.support_url`).
+    public static let projectURL = "https://github.com/ble-mqtt-bridge/ble-mqtt-bridge"
+
+    /// The topic `{prefix}/status` on which Home Assistant announces `online` after a start:
+    /// configs, then the last values, are published again then.
+    public static func statusTopic(_ topics: TopicMapper) -> String { "\(topics.discoveryPrefix)/status" }
+
+    /// `{prefix}/device/{node}/config`.
+    public static func deviceTopic(node: String, topics: TopicMapper) -> String {
+        "\(topics.discoveryPrefix)/device/\(node)/config"
+    }
+
+    /// The bridge device's config: its connectivity sensor on `{base}/bridge/state`.
+    public static func bridgeConfig(_ bridge: Bridge, topics: TopicMapper) -> Message {
+        var device = JSONObject()
+        device.append("identifiers", .array([.string(bridge.node)]))
+        device.append("name", .string(bridge.clientID))
+        device.append("manufacturer", .string("ble-mqtt-bridge"))
+        device.append("model", .string("BLE to MQTT bridge"))
+        device.append("sw_version", .string(bridge.version))
+        var components = JSONObject()
+        var state = JSONObject()
+        state.append("platform", .string("binary_sensor"))
+        state.append("unique_id", .string(bridge.node + "_connectivity"))
+        state.append("default_entity_id", .string("binary_sensor." + entityID(bridge.node + "_connectivity")))
+        state.append("name", .string("Connectivity"))
+        state.append("device_class", .string("connectivity"))
+        state.append("entity_category", .string("diagnostic"))
+        state.append("state_topic", .string(topics.bridgeState))
+        state.append("payload_on", .string("online"))
+        state.append("payload_off", .string("offline"))
+        components.append("connectivity", .object(state))
+        return message(node: bridge.node, device: device, bridge: bridge, components: components, shared: nil, topics: topics)
+    }
+
+    /// A peripheral's config: its device block and every entity.
+    public static func deviceConfig(_ p: Peripheral, bridge: Bridge, topics: TopicMapper) -> Message {
+        let node = p.node
+        var device = JSONObject()
+        device.append("identifiers", .array([.string(node)]))
+        device.append("connections", .array([.array([.string("bluetooth"), .string(p.address.uppercased())])]))
+        device.append("name", .string(p.name ?? p.device))
+        let info = p.information
+        if let v = info.manufacturer { device.append("manufacturer", .string(v)) }
+        if let v = info.model { device.append("model", .string(v)) }
+        if let v = info.serial { device.append("serial_number", .string(v)) }
+        if let v = info.hardware { device.append("hw_version", .string(v)) }
+        if let v = info.softwareVersion { device.append("sw_version", .string(v)) }
+        device.append("via_device", .string(bridge.node))
+        var shared = JSONObject()
+        shared.append("availability_mode", .string("all"))
+        shared.append(
             "availability",
             .array([
                 .object(["topic": .string(topics.bridgeState)]),
-                .object(["topic": .string(topics.availability(device: c.device))]),
+                .object(["topic": .string(topics.availability(device: p.device))]),
             ]))
-        var device = JSONObject()
-        device.append("identifiers", .array([.string(node)]))
-        device.append("connections", .array([.array([.string("bluetooth"), .string(c.address.uppercased())])]))
-        device.append("name", .string(c.deviceName ?? c.device))
-        device.append("via_device", .string("ble-mqtt-bridge"))
-        payload.append("device", .object(device))
-        payload.append("origin", .object(["name": .string("ble-mqtt-bridge")]))
-        return (
-            topics.discoveryConfig(component: "sensor", nodeID: node, objectID: object),
-            JSONValue.object(payload).jsonBytes
-        )
+        let components = HomeAssistantEntities(peripheral: p, bridge: bridge, topics: topics).components()
+        return message(node: node, device: device, bridge: bridge, components: components, shared: shared, topics: topics)
     }
 
-    /// The topic `{prefix}/status` on which Home Assistant announces `online` after a start:
-    /// discovery configs are published again then.
-    public static func statusTopic(_ topics: TopicMapper) -> String { "\(topics.discoveryPrefix)/status" }
-
-    static func entityName(_ c: Characteristic) -> String {
-        switch c.format {
-        case .batteryLevel: return "Battery"
-        case .temperature: return "Temperature"
-        case .humidity: return "Humidity"
-        case .heartRateMeasurement: return "Heart rate"
-        case .bodySensorLocation: return "Body sensor location"
-        default: return c.characteristic
+    /// The per-entity config topics earlier versions published for this peripheral
+    /// (`{prefix}/sensor/{node}/{service}_{characteristic}/config`): cleared with empty retained
+    /// payloads so Home Assistant drops the old entities.
+    public static func legacyTopics(_ p: Peripheral, topics: TopicMapper) -> [String] {
+        p.characteristics.filter { $0.format != .hex && ($0.canRead || $0.canNotify) }.map {
+            topics.discoveryConfig(component: "sensor", nodeID: p.node, objectID: sanitize($0.service + "_" + $0.characteristic))
         }
     }
 
-    static func sanitize(_ text: String) -> String {
+    private static func message(
+        node: String, device: JSONObject, bridge: Bridge, components: JSONObject, shared: JSONObject?, topics: TopicMapper
+    ) -> Message {
+        var payload = JSONObject()
+        payload.append("device", .object(device))
+        payload.append(
+            "origin",
+            .object([
+                "name": .string("ble-mqtt-bridge"), "sw_version": .string(bridge.version),
+                "support_url": .string(projectURL),
+            ]))
+        if let shared { payload.members.append(contentsOf: shared.members) }
+        payload.append("components", .object(components))
+        return Message(topic: deviceTopic(node: node, topics: topics), payload: JSONValue.object(payload).jsonBytes)
+    }
+
+    /// `[A-Za-z0-9_-]`, everything else `_` (discovery topic and object ids).
+    public static func sanitize(_ text: String) -> String {
         String(
             String.UnicodeScalarView(
                 text.unicodeScalars.map { s in
                     (s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "_" || s == "-"))
                         ? s : "_"
                 }))
+    }
+
+    /// An entity id's object part: lowercase `[a-z0-9_]`.
+    static func entityID(_ text: String) -> String {
+        String(sanitize(text).lowercased().map { $0 == "-" ? "_" : $0 })
     }
 }

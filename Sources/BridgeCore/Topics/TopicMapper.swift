@@ -32,6 +32,7 @@ public struct TopicMapper: Sendable {
         self.prefix = baseTopic + "/"
         self.bridgeState = "\(baseTopic)/bridge/state"
         self.bridgeDevices = "\(baseTopic)/bridge/devices"
+        self.bridgeHealth = "\(baseTopic)/bridge/health"
         self.bridgeRequestFilter = "\(baseTopic)/bridge/request/+"
         self.setFilter = "\(baseTopic)/+/+/+/set"
         self.getFilter = "\(baseTopic)/+/+/+/get"
@@ -41,6 +42,8 @@ public struct TopicMapper: Sendable {
 
     /// `{base}/bridge/state` (retained `online`/`offline`, also the last will).
     public let bridgeState: String
+    /// `{base}/bridge/health` (SPEC §9, not retained).
+    public let bridgeHealth: String
     /// `{base}/bridge/devices` (retained JSON array).
     public let bridgeDevices: String
     /// `{base}/bridge/request/+`: the filter for bridge commands.

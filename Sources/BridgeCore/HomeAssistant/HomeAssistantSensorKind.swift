@@ -1,0 +1,84 @@
+/// What Home Assistant needs to show one kind of measured value: device class, unit, state
+/// class, entity category and, for enumerations, the options.
+///
+/// The one table behind every sensor entity the bridge announces: GATT characteristics look
+/// their kind up through ``init(format:)``, advertisement decoders through ``named(_:)`` with the
+/// value's key (`temperature`, `humidity`, `battery`, …). Adding a measured quantity is one row.
+public struct HomeAssistantSensorKind: Sendable, Hashable {
+    /// The kind's key: a value name in advertisement payloads, the entity's default name.
+    public var key: String
+    /// The entity's display name.
+    public var name: String
+    /// `device_class`.
+    public var deviceClass: String?
+    /// `unit_of_measurement`.
+    public var unit: String?
+    /// `state_class` (`measurement`, `total_increasing`), `nil` for text and enumerations.
+    public var stateClass: String?
+    /// `entity_category` (`diagnostic` for battery and signal strength).
+    public var entityCategory: String?
+    /// `icon` where no device class gives one.
+    public var icon: String?
+    /// For `device_class: enum`: the option for each integer code.
+    public var options: [String]?
+    /// `suggested_display_precision`.
+    public var precision: Int?
+
+    /// Creates a kind.
+    public init(
+        key: String, name: String, deviceClass: String? = nil, unit: String? = nil, stateClass: String? = "measurement",
+        entityCategory: String? = nil, icon: String? = nil, options: [String]? = nil, precision: Int? = nil
+    ) {
+        self.key = key
+        self.name = name
+        self.deviceClass = deviceClass
+        self.unit = unit
+        self.stateClass = stateClass
+        self.entityCategory = entityCategory
+        self.icon = icon
+        self.options = options
+        self.precision = precision
+    }
+
+    /// The table, by key.
+    public static let table: [String: HomeAssistantSensorKind] = {
+        let rows: [HomeAssistantSensorKind] = [
+            .init(key: "battery", name: "Battery", deviceClass: "battery", unit: "%", entityCategory: "diagnostic"),
+            .init(key: "temperature", name: "Temperature", deviceClass: "temperature", unit: "°C", precision: 2),
+            .init(key: "humidity", name: "Humidity", deviceClass: "humidity", unit: "%", precision: 1),
+            .init(key: "heart_rate", name: "Heart rate", unit: "bpm", icon: "mdi:heart-pulse"),
+            .init(
+                key: "body_sensor_location", name: "Body sensor location", deviceClass: "enum", stateClass: nil,
+                icon: "mdi:human-handsup", options: bodySensorLocations),
+            .init(key: "pressure", name: "Pressure", deviceClass: "pressure", unit: "hPa", precision: 1),
+            .init(key: "illuminance", name: "Illuminance", deviceClass: "illuminance", unit: "lx"),
+            .init(key: "voltage", name: "Voltage", deviceClass: "voltage", unit: "V", precision: 3),
+            .init(key: "co2", name: "CO2", deviceClass: "carbon_dioxide", unit: "ppm"),
+            .init(key: "moisture", name: "Moisture", deviceClass: "moisture", unit: "%"),
+            .init(key: "rssi", name: "Signal strength", deviceClass: "signal_strength", unit: "dBm", entityCategory: "diagnostic"),
+        ]
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.key, $0) })
+    }()
+
+    /// Body Sensor Location (0x2A38) codes 0–6, as the Heart Rate Service names them.
+    public static let bodySensorLocations = ["Other", "Chest", "Wrist", "Finger", "Hand", "Ear Lobe", "Foot"]
+
+    /// The row for `key`, if the table has one.
+    public static func named(_ key: String) -> HomeAssistantSensorKind? { table[key] }
+
+    /// The kind of a characteristic decoded with `format`: a table row for SIG formats, a plain
+    /// measurement for numbers, `nil` for text and hex (no unit, no state class).
+    public init?(format: ValueFormat) {
+        switch format {
+        case .batteryLevel: self = Self.table["battery"]!
+        case .temperature: self = Self.table["temperature"]!
+        case .humidity: self = Self.table["humidity"]!
+        case .heartRateMeasurement: self = Self.table["heart_rate"]!
+        case .bodySensorLocation: self = Self.table["body_sensor_location"]!
+        case .uint8, .uint16, .uint32, .sint8, .sint16, .sint32, .float32, .float64, .sfloat, .float:
+            self.init(key: format.rawValue, name: format.rawValue)
+        case .utf8, .hex:
+            return nil
+        }
+    }
+}
