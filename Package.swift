@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(
             name: "DBusKit",
             dependencies: ["CDBus", .product(name: "Logging", package: "swift-log")]
@@ -41,7 +42,7 @@ let package = Package(
         .target(
             name: "BridgeCore",
             dependencies: [
-                "YAMLKit", "BridgeBase",
+                "YAMLKit", "BridgeBase", "CCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -56,7 +57,7 @@ let package = Package(
         .target(
             name: "BluezSimKit",
             dependencies: [
-                "DBusKit", "BridgeBase", "YAMLKit",
+                "DBusKit", "BridgeBase", "BridgeCore", "YAMLKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -75,6 +76,8 @@ let package = Package(
             name: "ble-mqtt-bridge-fuzz",
             dependencies: ["BridgeCore", "DBusKit"]
         ),
+        // Decodes advertisements given as text lines (scripts/check-decoders' side of the cross-check).
+        .executableTarget(name: "ble-decode", dependencies: ["BridgeCore"]),
         .executableTarget(
             name: "bluez-sim",
             dependencies: [

@@ -225,7 +225,8 @@ extension BridgeCommand {
                 throw ExitStatus(1)
             }
             do {
-                try await bluez.setDiscoveryFilter(adapter: adapterPath, uuids: uuids, duplicateData: false)
+                // Duplicate data on: broadcast sensors' readings arrive as they change.
+                try await bluez.setDiscoveryFilter(adapter: adapterPath, uuids: uuids, duplicateData: true)
                 try await bluez.startDiscovery(adapter: adapterPath)
             } catch {
                 printError("error: cannot start discovery: \(error)")
@@ -234,13 +235,21 @@ extension BridgeCommand {
             var header = "ADDRESS            TYPE    RSSI  NAME                  SERVICES\n"
             header.withUTF8 { buf in _ = write(1, buf.baseAddress, buf.count) }
             var seen = Set<String>()
+            var decoded = Set<String>()
             func report(_ path: String) {
-                guard !seen.contains(path), let d = bluez.tree.device(path), path.hasPrefix(adapterPath + "/") else { return }
+                guard let d = bluez.tree.device(path), path.hasPrefix(adapterPath + "/") else { return }
                 if !uuids.isEmpty && !d.uuids.contains(where: { uuids.contains($0.uuidString) }) { return }
+                // Each advertiser once, and once more when its broadcast readings first decode
+                // (how a user finds which device a bindkey belongs to).
+                let summary = Self.decodedSummary(d)
+                if seen.contains(path) && (summary == nil || decoded.contains(path)) { return }
                 seen.insert(path)
+                if summary != nil { decoded.insert(path) }
                 let services = d.uuids.map(\.shortForm).joined(separator: ",")
                 let rssi = d.rssi.map { String($0) } ?? "-"
-                var line = "\(d.address)  \(d.addressType.rawValue.padding(6))  \(rssi.padding(4))  \((d.name ?? d.alias ?? "").padding(20))  \(services)\n"
+                var line = "\(d.address)  \(d.addressType.rawValue.padding(6))  \(rssi.padding(4))  \((d.name ?? d.alias ?? "").padding(20))  \(services)"
+                if let summary { line += "  " + summary }
+                line += "\n"
                 line.withUTF8 { buf in _ = write(1, buf.baseAddress, buf.count) }
             }
             for d in bluez.tree.devices(adapter: adapterPath) { report(d.path) }
@@ -255,7 +264,8 @@ extension BridgeCommand {
                     switch e {
                     case .interfacesAdded(let path, let ifaces) where ifaces.contains(BlueZ.device):
                         report(path)
-                    case .propertiesChanged(let path, BlueZ.device, let changed) where changed.contains("UUIDs"):
+                    case .propertiesChanged(let path, BlueZ.device, let changed)
+                    where changed.contains("UUIDs") || changed.contains("ServiceData") || changed.contains("ManufacturerData"):
                         report(path)
                     default:
                         break
@@ -265,6 +275,28 @@ extension BridgeCommand {
             }
             try? await bluez.stopDiscovery(adapter: adapterPath)
             bus.close()
+        }
+
+        /// `bthome_v2 #17 temperature=21.5 humidity=45.12`, `bthome_v2 encrypted (needs a bindkey)`,
+        /// or nil when no decoder understands the device's advertisement.
+        static func decodedSummary(_ d: BlueZDevice) -> String? {
+            guard !(d.serviceData.isEmpty && d.manufacturerData.isEmpty) else { return nil }
+            let frame = AdvertisementFrame(address: d.address, serviceData: d.serviceData, manufacturerData: d.manufacturerData)
+            switch AdvertisementDecoder.decode(frame, bindkey: nil) {
+            case nil:
+                return nil
+            case .failure(.encryptedWithoutKey):
+                return "bthome_v2 encrypted (needs a bindkey)"
+            case .failure:
+                return nil
+            case .success(let decoded):
+                var text = decoded.decoder
+                if let id = decoded.packetID { text += " #\(id)" }
+                for member in decoded.values {
+                    text += " \(member.key)=" + String(decoding: member.value.jsonBytes, as: UTF8.self)
+                }
+                return text
+            }
         }
     }
 }

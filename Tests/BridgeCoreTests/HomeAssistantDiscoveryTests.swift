@@ -209,4 +209,37 @@ import Testing
         #expect(HomeAssistantSensorKind(format: .hex) == nil)
         #expect(HomeAssistantSensorKind(format: .uint16)?.stateClass == "measurement")
     }
+
+    @Test func advertisedValuesBecomeEntities() throws {
+        let p = HomeAssistantDiscovery.Peripheral(
+            device: "porch", address: "C0:FF:EE:00:00:01", name: "SBHT-003C", characteristics: [],
+            advertised: .init(
+                decoder: "bthome_v2",
+                values: [
+                    "temperature": .number(21.5), "temperature_2": .number(20), "battery": .integer(91),
+                    "door": .bool(true), "button": .string("press"), "button_2": .string("long_press"),
+                    "text": .string("hello"), "raw": .object([:]),
+                ]))
+        let json = try JSONParser.parse(HomeAssistantDiscovery.deviceConfig(p, bridge: Self.bridge, topics: Self.topics).payload)
+        let t = try #require(Self.component(json, "adv_temperature"))
+        #expect(t["platform"]?.stringValue == "sensor" && t["device_class"]?.stringValue == "temperature")
+        #expect(t["state_topic"]?.stringValue == "ble/porch/advertisement")
+        let template = try #require(t["value_template"]?.stringValue)
+        #expect(template.contains("value_json.get('values', {})"), "never value_json.values (a dict method in Jinja)")
+        #expect(template.contains("this.state"), "a packet without the value keeps the state")
+        #expect(Self.component(json, "adv_temperature_2")?["device_class"]?.stringValue == "temperature")
+        #expect(Self.component(json, "adv_temperature_2")?["name"]?.stringValue == "Temperature 2")
+        #expect(Self.component(json, "adv_battery")?["entity_category"]?.stringValue == "diagnostic")
+        let door = try #require(Self.component(json, "adv_door"))
+        #expect(door["platform"]?.stringValue == "binary_sensor" && door["device_class"]?.stringValue == "door")
+        let button = try #require(Self.component(json, "adv_button_2"))
+        #expect(button["platform"]?.stringValue == "event")
+        #expect(button["event_types"]?.arrayValue?.contains(.string("long_press")) == true)
+        #expect(Self.component(json, "adv_text")?["state_class"] == nil)
+        #expect(Self.component(json, "adv_raw") == nil)
+        let rssi = try #require(Self.component(json, "rssi"))
+        #expect(rssi["state_topic"]?.stringValue == "ble/porch/advertisement", "advertisements carry their RSSI")
+        #expect(HomeAssistantEntities.baseName("pm2_5") == "pm2", "only used for a table lookup")
+        #expect(HomeAssistantEntities.baseName("button_12") == "button")
+    }
 }

@@ -12,6 +12,9 @@ public final class BlueZClient: Sendable {
     /// Called for every characteristic value BlueZ reports (notifications, indications and
     /// the `Value` updates after reads): the characteristic path and the bytes.
     public typealias ValueHandler = @Sendable (_ path: String, _ value: [UInt8]) -> Void
+    /// Called for every `Device1` change of `RSSI`, `ServiceData` or `ManufacturerData` (each
+    /// advertisement BlueZ reports while discovering), from the D-Bus signal task.
+    public typealias AdvertisementHandler = @Sendable (BlueZAdvertisement) -> Void
 
     private struct State {
         var tree = BlueZObjectTree()
@@ -19,6 +22,7 @@ public final class BlueZClient: Sendable {
         var tasks: [Task<Void, Never>] = []
         var subscriptions: [DBusConnection.SignalSubscription] = []
         var valueHandler: ValueHandler?
+        var advertisementHandler: AdvertisementHandler?
     }
 
     /// The D-Bus connection.
@@ -43,6 +47,11 @@ public final class BlueZClient: Sendable {
     /// Sets the handler of characteristic values.
     public func setValueHandler(_ handler: ValueHandler?) {
         state.withLock { $0.valueHandler = handler }
+    }
+
+    /// Sets the handler of advertisements.
+    public func setAdvertisementHandler(_ handler: AdvertisementHandler?) {
+        state.withLock { $0.advertisementHandler = handler }
     }
 
     /// A copy of the object tree.
@@ -152,10 +161,20 @@ public final class BlueZClient: Sendable {
                     if entries.count == 1 && invalidated.isEmpty { return }
                 }
             }
-            let names = state.withLock { st -> [String] in
+            let (names, advertisement, handler) = state.withLock {
+                st -> ([String], BlueZAdvertisement?, AdvertisementHandler?) in
                 st.tree.propertiesChanged(path: s.path, interface: iface, changed: s.arguments[1], invalidated: invalidated)
-                return (s.arguments[1].dictEntries ?? []).compactMap { $0.key.string } + invalidated
+                let names = (s.arguments[1].dictEntries ?? []).compactMap { $0.key.string } + invalidated
+                guard iface == BlueZ.device, let handler = st.advertisementHandler else { return (names, nil, nil) }
+                let data = names.contains("ServiceData") || names.contains("ManufacturerData")
+                guard data || names.contains("RSSI"), let device = st.tree.device(s.path) else { return (names, nil, nil) }
+                let report = BlueZAdvertisement(
+                    path: s.path, address: device.address, rssi: device.rssi, serviceData: device.serviceData,
+                    manufacturerData: device.manufacturerData, dataChanged: data)
+                return (names, report, handler)
             }
+            // Advertisements take the values' path: decoded and published from here.
+            if let advertisement, let handler { handler(advertisement) }
             eventContinuation.yield(.propertiesChanged(path: s.path, interface: iface, changed: names))
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
             guard s.arguments.count == 2, let path = s.arguments[0].string else { return }

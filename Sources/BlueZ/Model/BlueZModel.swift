@@ -30,6 +30,10 @@ public struct BlueZDevice: Sendable, Hashable {
     public var connected: Bool
     public var servicesResolved: Bool
     public var adapter: String?
+    /// `ServiceData`: advertised service data by service UUID.
+    public var serviceData: [BluetoothUUID: [UInt8]]
+    /// `ManufacturerData`: advertised manufacturer data by company id.
+    public var manufacturerData: [UInt16: [UInt8]]
 
     /// Reads the snapshot from Device1 properties; nil without a valid address (in `Address` or
     /// the object path).
@@ -47,6 +51,30 @@ public struct BlueZDevice: Sendable, Hashable {
         connected = p["Connected"]?.bool ?? false
         servicesResolved = p["ServicesResolved"]?.bool ?? false
         adapter = p["Adapter"]?.string
+        serviceData = Self.serviceData(p["ServiceData"])
+        manufacturerData = Self.manufacturerData(p["ManufacturerData"])
+    }
+
+    /// `ServiceData` (`a{sv}`, each value `ay`): entries with an invalid UUID or no bytes are skipped.
+    public static func serviceData(_ value: DBusValue?) -> [BluetoothUUID: [UInt8]] {
+        guard let entries = value?.dictEntries, !entries.isEmpty else { return [:] }
+        var out: [BluetoothUUID: [UInt8]] = [:]
+        for e in entries {
+            guard let key = e.key.string, let uuid = BluetoothUUID(key), let bytes = e.value.bytes else { continue }
+            out[uuid] = bytes
+        }
+        return out
+    }
+
+    /// `ManufacturerData` (`a{qv}`, each value `ay`).
+    public static func manufacturerData(_ value: DBusValue?) -> [UInt16: [UInt8]] {
+        guard let entries = value?.dictEntries, !entries.isEmpty else { return [:] }
+        var out: [UInt16: [UInt8]] = [:]
+        for e in entries {
+            guard let key = e.key.int, let id = UInt16(exactly: key), let bytes = e.value.bytes else { continue }
+            out[id] = bytes
+        }
+        return out
     }
 
     /// `/org/bluez/hci0/dev_AA_BB_...` → `AA:BB:...` (empty when the path is not a device's).

@@ -104,7 +104,14 @@ extension Simulator {
                 let due = d.nextAdvertisement ?? (now + firstAdvertisementDelay(d))
                 if due <= now {
                     advertisement(d, adapter: a)
-                    d.nextAdvertisement = now + settings.rssiInterval
+                    // A broadcaster's advertisements come at its own pace (catching up at most
+                    // one interval behind, so a busy machine does not make it burst).
+                    if let interval = d.spec.broadcast?.interval {
+                        let next = due + interval
+                        d.nextAdvertisement = next < now - interval ? now : next
+                    } else {
+                        d.nextAdvertisement = now + settings.rssiInterval
+                    }
                 } else {
                     d.nextAdvertisement = due
                 }
@@ -136,6 +143,14 @@ extension Simulator {
             changes["Alias"] = .string(name)
         }
         if !d.hasRSSIProperty, let tx = d.spec.txPower { changes["TxPower"] = .int16(tx) }
+        if let broadcast = d.spec.broadcast {
+            // Each advertisement is a new packet: BlueZ signals the new ServiceData with its RSSI.
+            d.broadcastCount &+= 1
+            let frame = BroadcastFrames.frame(broadcast, packet: d.broadcastCount, address: d.spec.address)
+            d.serviceData[frame.uuid] = frame.bytes
+            changes["ServiceData"] = Self.serviceDataValue(d.serviceData)
+            changes["RSSI"] = .int16(rssi)
+        }
         d.hasRSSIProperty = true
         if !changes.isEmpty {
             server.setProperties(path: d.path, interface: BluezNames.device, changes)

@@ -108,6 +108,11 @@ extension Simulator {
 
     // MARK: - Device
 
+    /// `ServiceData` as BlueZ has it: `a{sv}`, UUID → `ay`.
+    static func serviceDataValue(_ data: [String: [UInt8]]) -> DBusValue {
+        .dictionary(key: "s", value: "v", data.keys.sorted().map { DBusDictEntry(.string($0), .variant(.bytes(data[$0]!))) })
+    }
+
     func deviceProperties(_ d: SimulatedDevice, rssi: Int16?) -> [String: DBusValue] {
         let s = d.spec
         var p: [String: DBusValue] = [
@@ -135,11 +140,7 @@ extension Simulator {
                 DBusDictEntry(.uint16($0), .variant(.bytes(s.manufacturerData[$0]!)))
             })
         }
-        if !s.serviceData.isEmpty {
-            p["ServiceData"] = .dictionary(key: "s", value: "v", s.serviceData.keys.sorted().map {
-                DBusDictEntry(.string($0), .variant(.bytes(s.serviceData[$0]!)))
-            })
-        }
+        if !d.serviceData.isEmpty { p["ServiceData"] = Self.serviceDataValue(d.serviceData) }
         if !s.advertisingFlags.isEmpty { p["AdvertisingFlags"] = .bytes(s.advertisingFlags) }
         return p
     }

@@ -40,6 +40,10 @@ final class SimulatedDevice {
     var random: SimRandom
     /// The `RSSI` property is present (it is invalidated when discovery stops).
     var hasRSSIProperty = false
+    /// Service data of its advertisements: the scenario's, replaced by each broadcast packet.
+    var serviceData: [String: [UInt8]]
+    /// Broadcast packets sent so far.
+    var broadcastCount: UInt32 = 0
     /// Last time an advertisement was reported.
     var lastSeen: ContinuousClock.Instant?
     /// When the next advertisement is due while its adapter discovers.
@@ -75,6 +79,11 @@ final class SimulatedDevice {
         self.rssi = spec.rssi
         self.currentName = spec.name
         self.random = SimRandom(seed: settings.seed, text: "rssi" + spec.address)
+        self.serviceData = spec.serviceData
+        if let broadcast = spec.broadcast {
+            let frame = BroadcastFrames.frame(broadcast, packet: 0, address: spec.address)
+            serviceData[frame.uuid] = frame.bytes
+        }
     }
 
     /// The alias BlueZ shows: the name, else the address with dashes.

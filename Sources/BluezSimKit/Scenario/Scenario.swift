@@ -152,6 +152,8 @@ public struct PeripheralSpec: Sendable {
     public var mtu: UInt16?
     /// The GATT database (primary services in handle order).
     public var services: [ServiceSpec]
+    /// Sensor readings broadcast in its advertisements (service data), when any.
+    public var broadcast: BroadcastSpec?
 
     /// Creates a peripheral description.
     public init(address: String, addressType: String = "public", name: String? = nil, adapter: String = "hci0",

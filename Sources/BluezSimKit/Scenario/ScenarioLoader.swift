@@ -142,12 +142,39 @@ struct ScenarioReader {
 
     // MARK: - Devices
 
+    /// `broadcast: {kind: bthome_v2, interval: 1s, rate: 100, bindkey: "…", button_every: 5,
+    /// temperature: 21.5, humidity: 45, battery: 91}`.
+    func broadcast(_ node: Node) throws(ScenarioError) -> BroadcastSpec {
+        let m = try mapping(node, "broadcast", keys: [
+            "kind", "interval", "rate", "bindkey", "button_every", "temperature", "humidity", "battery",
+        ])
+        guard let kindNode = m["kind"] else { throw fail(node, "broadcast needs a kind (bthome_v2, pvvx, atc1441)") }
+        let word = try string(kindNode)
+        guard let kind = BroadcastSpec.Kind(rawValue: word) else {
+            throw fail(kindNode, "unknown broadcast kind '\(word)' (bthome_v2, pvvx, atc1441)")
+        }
+        var spec = BroadcastSpec(kind: kind)
+        if let n = m["interval"] { spec.interval = try duration(n) }
+        if let n = m["rate"] { spec.interval = .nanoseconds(1_000_000_000 / Int64(try integer(n, in: 1...100_000))) }
+        if let n = m["bindkey"] {
+            let key = try bytes(n)
+            guard key.count == 16 else { throw fail(n, "bindkey must be 16 bytes (32 hex digits), not \(key.count)") }
+            guard kind == .bthomeV2 else { throw fail(n, "bindkey is for kind bthome_v2") }
+            spec.bindkey = key
+        }
+        if let n = m["button_every"] { spec.buttonEvery = try integer(n, in: 0...1_000_000) }
+        if let n = m["temperature"] { spec.temperature = Double(try string(n)) ?? spec.temperature }
+        if let n = m["humidity"] { spec.humidity = Double(try string(n)) ?? spec.humidity }
+        if let n = m["battery"] { spec.battery = try integer(n, in: 0...100) }
+        return spec
+    }
+
     func peripherals(_ node: Node, defaultAdapter: String, settings: ScenarioSettings) throws(ScenarioError) -> [PeripheralSpec] {
         let m = try mapping(node, "device", keys: [
             "name", "address", "address_type", "adapter", "rssi", "tx_power", "appearance", "advertise",
             "manufacturer_data", "service_data", "advertising_flags", "known", "paired", "trusted", "in_range",
             "advertise_delay", "connect_delay", "resolve_delay", "resolve_delay_cached", "disconnect_delay", "mtu",
-            "count", "services", "gap_name",
+            "count", "services", "gap_name", "broadcast",
         ])
         guard let addressNode = m["address"] else { throw fail(node, "device needs an address") }
         var spec = PeripheralSpec(address: try address(addressNode))
@@ -187,6 +214,7 @@ struct ScenarioReader {
         if let n = m["services"] {
             for s in try sequence(n, "services") { spec.services.append(try service(s)) }
         }
+        if let n = m["broadcast"] { spec.broadcast = try broadcast(n) }
         if let n = m["advertise"] {
             spec.advertisedServices = try sequence(n, "advertise").map { s throws(ScenarioError) in try uuid(s) }
         } else {

@@ -134,21 +134,26 @@ final class ValueRouter: Sendable {
     }
 
     private func publish(_ route: Route, _ value: [UInt8]) {
-        let payload = ValuePayload.make(raw: value, format: route.format)
-        if mqtt.publish(topic: route.topic, payload: payload, qos: 0, retain: false) == nil {
+        publish(topic: route.topic, payload: ValuePayload.make(raw: value, format: route.format), device: route.device)
+    }
+
+    /// Publishes a payload of `device` (a value, or an advertisement) and counts it; while the
+    /// broker is away the latest payload per topic is held.
+    func publish(topic: String, payload: [UInt8], device: String) {
+        if mqtt.publish(topic: topic, payload: payload, qos: 0, retain: false) == nil {
             let now = Self.nowNs()
             locked { s in
                 s.published &+= 1
-                s.perDevice[route.device, default: DeviceValues()].count &+= 1
-                s.perDevice[route.device]!.lastNs = now
-                if keepsLast { s.last[route.topic] = (route.device, payload) }
+                s.perDevice[device, default: DeviceValues()].count &+= 1
+                s.perDevice[device]!.lastNs = now
+                if keepsLast { s.last[topic] = (device, payload) }
             }
         } else {
             // Keep the latest value of each characteristic until the broker is back.
             locked { s in
                 s.failed &+= 1
-                if s.held.updateValue(payload, forKey: route.topic) != nil { s.dropped &+= 1 }
-                if keepsLast { s.last[route.topic] = (route.device, payload) }
+                if s.held.updateValue(payload, forKey: topic) != nil { s.dropped &+= 1 }
+                if keepsLast { s.last[topic] = (device, payload) }
             }
         }
     }

@@ -19,8 +19,10 @@ struct Runtime: Sendable {
         let mailbox = Mailbox<SupervisorInput>()
         let registry = DeviceRegistry()
         let responder = CommandResponder(broker: broker, logger: logger)
+        let values = ValueRouter(mqtt: broker, keepsLast: config.homeAssistant.discovery)
         context = SessionContext(
-            config: config, topics: topics, central: central, broker: broker, router: ValueRouter(mqtt: broker, keepsLast: config.homeAssistant.discovery),
+            config: config, topics: topics, central: central, broker: broker, router: values,
+            advertisements: AdvertisementRouter(values: values, clock: clock, logger: logger),
             registry: registry, slots: SlotPool(capacity: config.bluetooth.maxConnections), clock: clock,
             logger: logger, supervisor: mailbox, responder: responder, timing: timing)
         supervisorMailbox = mailbox

@@ -18,6 +18,9 @@ enum SessionInput: Sendable {
     case reconnectRequested
     /// A `/set` or `/get` command.
     case command(PendingCommand)
+    /// An advertisement brought the device online, or decoded values with new names (from
+    /// ``AdvertisementRouter``; advertisement sessions only).
+    case advertised
     /// A connection slot was granted.
     case slotGranted
     /// `Connect` returned, for connection attempt `attempt`.
@@ -39,6 +42,9 @@ enum SessionReport: Sendable {
     case unreadable(uuid: String)
     /// The link came up or went down (the device list changed).
     case linkChanged
+    /// An advertisement device's decoded value names grew (Home Assistant discovery): the
+    /// decoder and a sample of each value.
+    case advertised(decoder: String?, values: [String: JSONValue])
 }
 
 /// A session's mapping of one connection, for the supervisor.

@@ -18,6 +18,9 @@ public protocol BluetoothCentral: Sendable {
     func withTree<R>(_ body: (BlueZObjectTree) -> R) -> R
     /// Where characteristic values go, straight from the D-Bus thread.
     func setValueHandler(_ handler: BlueZClient.ValueHandler?)
+    /// Where advertisements (`RSSI`, `ServiceData`, `ManufacturerData` changes) go, straight
+    /// from the D-Bus thread.
+    func setAdvertisementHandler(_ handler: BlueZClient.AdvertisementHandler?)
 
     func setProperty(_ path: String, interface: String, name: String, value: DBusValue) async throws(BlueZError)
     func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool) async throws(BlueZError)

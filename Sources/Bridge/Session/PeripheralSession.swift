@@ -161,6 +161,8 @@ final class PeripheralSession {
             finished(outcome, attempt: attempt, &group)
         case .stop:
             stop(&group)
+        case .advertised:
+            break  // advertisement sessions only
         }
     }
 

@@ -11,6 +11,8 @@ struct SessionContext: Sendable {
     var central: any BluetoothCentral
     var broker: any MessageBroker
     var router: ValueRouter
+    /// Advertisements of advertisement devices (SPEC §7).
+    var advertisements: AdvertisementRouter
     var registry: DeviceRegistry
     var slots: SlotPool
     var clock: any BridgeClock
@@ -48,6 +50,7 @@ struct SessionDevice: Sendable {
     var connectNow: Bool
     /// Jitter seed of the backoff.
     var seed: UInt64
-
-    var policy: ConnectionPolicy { config?.connection ?? .always }
+    /// The connection policy: the `devices` entry's, `advertisement` for an advertiser that
+    /// `bluetooth.advertisements: decodable` picked up, else `always`.
+    var policy: ConnectionPolicy
 }

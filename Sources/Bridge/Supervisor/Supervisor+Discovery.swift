@@ -81,6 +81,21 @@ extension Supervisor {
         }
     }
 
+    /// Whether advertisements are listened to: a device has `connection: advertisement`, or
+    /// `bluetooth.advertisements` is `decodable`.
+    var listensToAdvertisements: Bool {
+        config.bluetooth.advertisements == .decodable
+            || config.devices.contains { if case .advertisement = $0.connection { true } else { false } }
+    }
+
+    /// Whether a decoder understands what the device advertises (without a bindkey).
+    static func decodable(_ dev: BlueZDevice) -> Bool {
+        guard !(dev.serviceData.isEmpty && dev.manufacturerData.isEmpty) else { return false }
+        let frame = AdvertisementFrame(address: dev.address, serviceData: dev.serviceData, manufacturerData: dev.manufacturerData)
+        if case .success? = AdvertisementDecoder.decode(frame, bindkey: nil) { return true }
+        return false
+    }
+
     var watchdogPeriod: Duration { config.bluetooth.scanWatchdog ?? .seconds(60) }
 
     // MARK: Discovery
@@ -89,7 +104,7 @@ extension Supervisor {
     /// pattern every new advertiser may be wanted, so the scan keeps running; when every wanted
     /// peripheral is named by address and connected, it stops.
     func discoveryNeeded() -> Bool {
-        if !config.bluetooth.services.isEmpty { return true }
+        if !config.bluetooth.services.isEmpty || listensToAdvertisements { return true }
         var addresses = known.addresses
         for d in config.devices {
             switch d.match {
@@ -107,11 +122,14 @@ extension Supervisor {
         if discovering && discovery.ours { return }
         discovery.starting = true
         // A UUID filter hides peripherals that `devices` entries match by name or address.
-        let uuids = config.devices.isEmpty ? config.bluetooth.services.map(\.uuidString) : []
+        // Advertisers (SPEC §7) need every advertisement of every device: no UUID filter, and
+        // BlueZ's duplicate filter off (`DuplicateData: true`).
+        let advertisements = listensToAdvertisements
+        let uuids = config.devices.isEmpty && !advertisements ? config.bluetooth.services.map(\.uuidString) : []
         let central = self.central, adapter = adapterPath, mailbox = self.mailbox, logger = self.logger
         group.addTask {
             do throws(BlueZError) {
-                try await central.setDiscoveryFilter(adapter: adapter, uuids: uuids, duplicateData: false)
+                try await central.setDiscoveryFilter(adapter: adapter, uuids: uuids, duplicateData: advertisements)
             } catch {
                 logger.warning("SetDiscoveryFilter failed: \(error)")
             }
@@ -131,7 +149,7 @@ extension Supervisor {
             discovery.ours = true
             // The watchdog measures the silence of this scan, not the time since the last one.
             discovery.lastAdvertisement = now
-            let filter = config.devices.isEmpty && !config.bluetooth.services.isEmpty
+            let filter = config.devices.isEmpty && !config.bluetooth.services.isEmpty && !listensToAdvertisements
             logger.info(
                 "scanning on \(config.bluetooth.adapter) for \(filter ? "services " + config.bluetooth.services.map(\.shortForm).joined(separator: ", ") : "all LE peripherals")")
             return

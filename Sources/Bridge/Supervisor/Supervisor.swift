@@ -53,6 +53,9 @@ final class Supervisor {
     /// Runs until ``SupervisorInput/stop``; then stops every session within a bounded time.
     func run() async {
         central.setValueHandler { [router = ctx.router] path, value in router.handle(path: path, value: value) }
+        if listensToAdvertisements {
+            central.setAdvertisementHandler { [router = ctx.advertisements] ad in router.handle(ad) }
+        }
         known.load()
         await withDiscardingTaskGroup { group in
             let central = self.central, mailbox = self.mailbox
@@ -138,6 +141,17 @@ final class Supervisor {
             }
             known.remember(entry, mapped, startedAt: startedAt, now: now, logger: logger)
             publishDevices()
+        case .advertised(let decoder, let values):
+            guard let entry = ctx.registry.entry(path: path) else { return }
+            if config.homeAssistant.discovery {
+                let name = central.withTree { t in t.device(path).flatMap { $0.name ?? $0.alias } }
+                homeAssistant.publish(
+                    path: path,
+                    HomeAssistantDiscovery.Peripheral(
+                        device: entry.segment, address: entry.address.description, name: name, characteristics: [],
+                        advertised: HomeAssistantDiscovery.Advertised(decoder: decoder, values: values)),
+                    now: now)
+            }
         case .unreadable(let uuid):
             guard let entry = ctx.registry.entry(path: path) else { return }
             known.markUnreadable(address: entry.address.description, uuid: uuid)
@@ -196,7 +210,12 @@ final class Supervisor {
             }
             if ifaces.contains(BlueZ.device), let session = sessions[path] {
                 let address = BlueZDevice.address(fromPath: path)
-                logger.notice("BlueZ dropped device \(address) from its tree: rediscovering it")
+                if ctx.registry.entry(path: path)?.policy == "advertisement" {
+                    // A temporary device that went quiet: its session keeps waiting for it.
+                    logger.debug("BlueZ dropped advertiser \(address) from its tree")
+                } else {
+                    logger.notice("BlueZ dropped device \(address) from its tree: rediscovering it")
+                }
                 session.send(.deviceRemoved)
                 if known.contains(address) { reconnectKnownAt[address] = now.advanced(by: .seconds(1)) }
             }
@@ -217,7 +236,12 @@ final class Supervisor {
             discovery.lastAdvertisement = now
         }
         guard let session = sessions[path] else {
-            if changed.contains("UUIDs") || changed.contains("Name") || changed.contains("Alias") { consider(path, &group) }
+            if changed.contains("UUIDs") || changed.contains("Name") || changed.contains("Alias")
+                || (config.bluetooth.advertisements == .decodable
+                    && (changed.contains("ServiceData") || changed.contains("ManufacturerData")))
+            {
+                consider(path, &group)
+            }
             return
         }
         guard let dev = central.withTree({ $0.device(path) }) else { return }
@@ -244,21 +268,21 @@ final class Supervisor {
         let deviceConfig = config.device(address: address, name: name)
         let wanted = Set(config.bluetooth.services)
         let advertises = dev.uuids.contains { wanted.contains($0) }
-        guard deviceConfig != nil || advertises || known.contains(address.description) else {
-            logger.trace("ignoring \(dev.address) (\(name ?? "no name")): no wanted service")
-            return
-        }
-        let policy = deviceConfig?.connection ?? .always
-        if case .advertisement = policy {
-            logger.notice("\(dev.address): connection: advertisement is not supported yet; not connecting")
-            return
+        var policy = deviceConfig?.connection ?? .always
+        if deviceConfig == nil && !advertises && !known.contains(address.description) {
+            // `advertisements: decodable`: an advertiser a decoder understands, never one it does not.
+            guard config.bluetooth.advertisements == .decodable, Self.decodable(dev) else {
+                logger.trace("ignoring \(dev.address) (\(name ?? "no name")): no wanted service")
+                return
+            }
+            policy = .advertisement(bindkey: nil, timeout: .seconds(600))
         }
         let segment = ctx.topics.deviceSegment(address: address, config: deviceConfig)
         nextSeed &+= 0x9E37_79B9_7F4A_7C15
         let device = SessionDevice(
             path: path, address: address, addressType: dev.addressType.rawValue, segment: segment, config: deviceConfig,
             unreadable: known.unreadable(address: address.description),
-            connectNow: connectNow || known.contains(address.description), seed: nextSeed)
+            connectNow: connectNow || known.contains(address.description), seed: nextSeed, policy: policy)
         let inbox = Mailbox<SessionInput>()
         sessions[path] = inbox
         ctx.registry.add(DeviceRegistry.Entry(
@@ -266,10 +290,18 @@ final class Supervisor {
             mailbox: inbox))
         logger.info("found \(address) (\(name ?? "no name")) → \(ctx.topics.baseTopic)/\(segment) [\(policy.name)]")
         let context = ctx, supervisor = mailbox
-        group.addTask {
-            let session = PeripheralSession(context: context, device: device, mailbox: inbox)
-            await session.run()
-            supervisor.send(.sessionEnded(path: path))
+        if case .advertisement = policy {
+            let session = AdvertisementSession(context: context, device: device, mailbox: inbox, router: ctx.advertisements)
+            group.addTask {
+                await session.run()
+                supervisor.send(.sessionEnded(path: path))
+            }
+        } else {
+            group.addTask {
+                let session = PeripheralSession(context: context, device: device, mailbox: inbox)
+                await session.run()
+                supervisor.send(.sessionEnded(path: path))
+            }
         }
         publishDevices()
     }

@@ -74,21 +74,39 @@ public enum HomeAssistantDiscovery {
         public var information: DeviceInformation
         /// Its mapped characteristics.
         public var characteristics: [Characteristic]
+        /// For an advertisement device: what its advertisements decode to.
+        public var advertised: Advertised?
 
         /// Creates a description.
         public init(
             device: String, address: String, name: String?, information: DeviceInformation = DeviceInformation(),
-            characteristics: [Characteristic]
+            characteristics: [Characteristic], advertised: Advertised? = nil
         ) {
             self.device = device
             self.address = address
             self.name = name
             self.information = information
             self.characteristics = characteristics
+            self.advertised = advertised
         }
 
         /// `ble_{address hex}`: the device's node id and identifier.
         public var node: String { "ble_" + String(address.lowercased().filter { $0 != ":" }) }
+    }
+
+    /// What an advertisement device's packets decode to (SPEC §7): the decoder and every value
+    /// name seen so far, with a sample value (its type picks the entity).
+    public struct Advertised: Sendable, Hashable {
+        /// `bthome_v2`, `pvvx`, `atc1441`, or nil.
+        public var decoder: String?
+        /// Value name → a sample value.
+        public var values: [String: JSONValue]
+
+        /// Creates a description.
+        public init(decoder: String?, values: [String: JSONValue]) {
+            self.decoder = decoder
+            self.values = values
+        }
     }
 
     /// The bridge as a Home Assistant device.

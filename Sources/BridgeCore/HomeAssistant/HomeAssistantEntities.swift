@@ -26,6 +26,7 @@ struct HomeAssistantEntities {
         for c in peripheral.characteristics where !DeviceInformation.holds(c.uuid) {
             add(c, to: &result)
         }
+        if let advertised = peripheral.advertised { advertisedComponents(advertised, into: &result) }
         var connectivity = entity("binary_sensor", object: "connectivity", name: "Connectivity")
         connectivity.append("device_class", .string("connectivity"))
         connectivity.append("entity_category", .string("diagnostic"))
@@ -34,7 +35,15 @@ struct HomeAssistantEntities {
         connectivity.append("payload_off", .string("offline"))
         connectivity.append("availability", .array([.object(["topic": .string(topics.bridgeState)])]))
         result.append("connectivity", .object(connectivity))
-        if bridge.health, let kind = HomeAssistantSensorKind.named("rssi") {
+        if peripheral.advertised != nil, let kind = HomeAssistantSensorKind.named("rssi") {
+            // Every advertisement payload carries its RSSI.
+            var rssi = entity("sensor", object: "rssi", name: kind.name)
+            apply(kind, to: &rssi)
+            rssi.append("state_topic", .string(topics.advertisement(device: peripheral.device)))
+            rssi.append("value_template", .string("{{ value_json.rssi if value_json.rssi is number else None }}"))
+            rssi.append("enabled_by_default", .bool(false))
+            result.append("rssi", .object(rssi))
+        } else if bridge.health, let kind = HomeAssistantSensorKind.named("rssi") {
             var rssi = entity("sensor", object: "rssi", name: kind.name)
             apply(kind, to: &rssi)
             rssi.append("state_topic", .string(topics.bridgeHealth))
@@ -143,7 +152,7 @@ struct HomeAssistantEntities {
     }
 
     /// An entity's common keys; `entity`: the id's part after the device (default: `object`).
-    private func entity(_ platform: String, object: String, name: String, entity: String? = nil) -> JSONObject {
+    func entity(_ platform: String, object: String, name: String, entity: String? = nil) -> JSONObject {
         var e = JSONObject()
         e.append("platform", .string(platform))
         e.append("unique_id", .string(peripheral.node + "_" + object))
@@ -153,7 +162,7 @@ struct HomeAssistantEntities {
         return e
     }
 
-    private func apply(_ kind: HomeAssistantSensorKind, to e: inout JSONObject) {
+    func apply(_ kind: HomeAssistantSensorKind, to e: inout JSONObject) {
         if let v = kind.deviceClass { e.append("device_class", .string(v)) }
         if let v = kind.unit { e.append("unit_of_measurement", .string(v)) }
         if let v = kind.stateClass { e.append("state_class", .string(v)) }

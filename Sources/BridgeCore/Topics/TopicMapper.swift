@@ -109,6 +109,9 @@ public struct TopicMapper: Sendable {
     /// `{base}/{device}/availability` (retained `online`/`offline`).
     public func availability(device: String) -> String { "\(prefix)\(device)/availability" }
 
+    /// `{base}/{device}/advertisement` (SPEC §7).
+    public func advertisement(device: String) -> String { "\(prefix)\(device)/advertisement" }
+
     /// `{base}/{device}/{service}/{characteristic}`: the value topic.
     public func value(device: String, service: String, characteristic: String) -> String {
         "\(prefix)\(device)/\(service)/\(characteristic)"

@@ -19,7 +19,8 @@ extension FakeCentral {
     }
 
     func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool) async throws(BlueZError) {
-        _ = try await record("SetDiscoveryFilter", adapter)
+        // The filter is in the recorded path: "<adapter> uuids=[…] duplicate=<bool>".
+        _ = try await record("SetDiscoveryFilter", "\(adapter) uuids=\(uuids) duplicate=\(duplicateData)")
     }
 
     func startDiscovery(adapter: String) async throws(BlueZError) {

@@ -24,6 +24,7 @@ final class FakeCentral: BluetoothCentral {
     private struct State {
         var tree = BlueZObjectTree()
         var valueHandler: BlueZClient.ValueHandler?
+        var advertisementHandler: BlueZClient.AdvertisementHandler?
         var calls: [Call] = []
         var values: [String: [UInt8]] = [:]
         /// Keys (`method path`) whose calls wait until released.
@@ -130,6 +131,38 @@ final class FakeCentral: BluetoothCentral {
 
     func setValueHandler(_ handler: BlueZClient.ValueHandler?) {
         state.withLock { $0.valueHandler = handler }
+    }
+
+    func setAdvertisementHandler(_ handler: BlueZClient.AdvertisementHandler?) {
+        state.withLock { $0.advertisementHandler = handler }
+    }
+
+    /// An advertisement of `device` as BlueZ reports it while discovering: the properties change,
+    /// the handler gets the report, the supervisor the event.
+    func advertise(
+        _ device: String, rssi: Int = -60, serviceData: [String: [UInt8]] = [:], manufacturerData: [UInt16: [UInt8]] = [:]
+    ) {
+        var changed: [String: DBusValue] = ["RSSI": .int16(Int16(rssi))]
+        if !serviceData.isEmpty {
+            changed["ServiceData"] = .dictionary(
+                key: "s", value: "v", serviceData.map { DBusDictEntry(.string(Self.long($0.key)), .variant(.bytes($0.value))) })
+        }
+        if !manufacturerData.isEmpty {
+            changed["ManufacturerData"] = .dictionary(
+                key: "q", value: "v", manufacturerData.map { DBusDictEntry(.uint16($0.key), .variant(.bytes($0.value))) })
+        }
+        let (report, handler) = state.withLock { s -> (BlueZAdvertisement?, BlueZClient.AdvertisementHandler?) in
+            s.tree.propertiesChanged(path: device, interface: BlueZ.device, changed: .stringVariantDict(changed), invalidated: [])
+            guard let d = s.tree.device(device) else { return (nil, nil) }
+            return (
+                BlueZAdvertisement(
+                    path: device, address: d.address, rssi: d.rssi, serviceData: d.serviceData,
+                    manufacturerData: d.manufacturerData, dataChanged: !serviceData.isEmpty || !manufacturerData.isEmpty),
+                s.advertisementHandler
+            )
+        }
+        if let report { handler?(report) }
+        continuation.yield(.propertiesChanged(path: device, interface: BlueZ.device, changed: Array(changed.keys)))
     }
 
     func linkUp(_ device: String) {

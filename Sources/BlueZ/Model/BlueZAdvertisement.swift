@@ -1,0 +1,34 @@
+import BridgeBase
+
+/// What BlueZ reported of one advertisement of a device: its `Device1` `RSSI`, `ServiceData` and
+/// `ManufacturerData` after a `PropertiesChanged` that touched any of them.
+///
+/// BlueZ (with `DuplicateData: true`) reports each received advertisement's RSSI, and the data
+/// when it differs from what it had; ``dataChanged`` tells the two apart.
+public struct BlueZAdvertisement: Sendable, Hashable {
+    /// The device object's path.
+    public var path: String
+    /// The device's address.
+    public var address: BluetoothAddress
+    /// The advertisement's RSSI (dBm), when BlueZ has one.
+    public var rssi: Int?
+    /// Service data by service UUID (all BlueZ holds, not only what changed).
+    public var serviceData: [BluetoothUUID: [UInt8]]
+    /// Manufacturer data by company id.
+    public var manufacturerData: [UInt16: [UInt8]]
+    /// Whether `ServiceData` or `ManufacturerData` was part of the change.
+    public var dataChanged: Bool
+
+    /// Creates a report.
+    public init(
+        path: String, address: BluetoothAddress, rssi: Int?, serviceData: [BluetoothUUID: [UInt8]],
+        manufacturerData: [UInt16: [UInt8]], dataChanged: Bool
+    ) {
+        self.path = path
+        self.address = address
+        self.rssi = rssi
+        self.serviceData = serviceData
+        self.manufacturerData = manufacturerData
+        self.dataChanged = dataChanged
+    }
+}

@@ -1,0 +1,159 @@
+import BlueZ
+import BridgeCore
+import Logging
+import Synchronization
+
+/// The advertisement hot path (SPEC §7): BlueZ's `Device1` changes of `ServiceData`,
+/// `ManufacturerData` and `RSSI` arrive here from the D-Bus thread, as characteristic values do;
+/// each new packet of an advertisement device is decoded and published on
+/// `{base}/{device}/advertisement`, once.
+///
+/// One lock, one dictionary lookup per advertisement. What is not a new packet (an RSSI-only
+/// report, the same BTHome packet id again, the same data again) only refreshes the device's
+/// last-seen time. Frames a decoder rejects (wrong MIC, a counter that does not increase, a
+/// malformed object) are counted and logged at debug level, never published. The session of the
+/// device hears from here only when something changes for it: it came back online, or a value
+/// name appeared that Home Assistant does not know yet.
+final class AdvertisementRouter: Sendable {
+    /// One advertisement device.
+    struct Route: Sendable {
+        var segment: String
+        var topic: String
+        var bindkey: [UInt8]?
+        var mailbox: Mailbox<SessionInput>
+        var replay = BTHomeReplayGuard()
+        var lastPacket: PacketKey?
+        var lastSeen: BridgeInstant?
+        var online = false
+        var rssi: Int?
+        /// Frames rejected by a decoder or the replay guard.
+        var rejected: UInt64 = 0
+        /// The names of the decoded values seen so far, with a sample value.
+        var values: [String: JSONValue] = [:]
+        var decoder: String?
+    }
+
+    /// What makes a packet new: its decoder's packet id, else its data.
+    enum PacketKey: Hashable, Sendable {
+        case id(decoder: String, Int)
+        case data([BluetoothUUID: [UInt8]], [UInt16: [UInt8]])
+    }
+
+    private let routes = Mutex<[String: Route]>([:])
+    private let values: ValueRouter
+    private let clock: any BridgeClock
+    private let logger: Logger
+
+    init(values: ValueRouter, clock: any BridgeClock, logger: Logger) {
+        self.values = values
+        self.clock = clock
+        self.logger = logger
+    }
+
+    func setRoute(path: String, _ route: Route) { routes.withLock { $0[path] = route } }
+
+    func removeRoute(path: String) { routes.withLock { $0[path] = nil } }
+
+    /// When the device's last advertisement arrived, and whether it counts as online.
+    func seen(path: String) -> (last: BridgeInstant?, online: Bool) {
+        routes.withLock { ($0[path]?.lastSeen, $0[path]?.online ?? false) }
+    }
+
+    /// The device timed out: its next advertisement brings it back (and tells its session).
+    func markOffline(path: String) { routes.withLock { $0[path]?.online = false } }
+
+    /// The RSSI of the device's last advertisement.
+    func rssi(path: String) -> Int? { routes.withLock { $0[path]?.rssi } }
+
+    /// Frames of the device rejected so far.
+    func rejected(path: String) -> UInt64 { routes.withLock { $0[path]?.rejected ?? 0 } }
+
+    /// An advertisement from BlueZ.
+    func handle(_ ad: BlueZAdvertisement) {
+        let now = clock.now
+        guard
+            let (route, cameOnline) = routes.withLock({ all -> (Route, Bool)? in
+                guard var r = all[ad.path] else { return nil }
+                let came = !r.online
+                r.online = true
+                r.lastSeen = now
+                if let rssi = ad.rssi { r.rssi = rssi }
+                all[ad.path] = r
+                return (r, came)
+            })
+        else { return }
+        if cameOnline { route.mailbox.send(.advertised) }
+        guard ad.dataChanged || route.lastPacket == nil, !(ad.serviceData.isEmpty && ad.manufacturerData.isEmpty) else {
+            return
+        }
+        let frame = AdvertisementFrame(address: ad.address, serviceData: ad.serviceData, manufacturerData: ad.manufacturerData)
+        var decoded: DecodedAdvertisement?
+        switch AdvertisementDecoder.decode(frame, bindkey: route.bindkey) {
+        case nil:
+            break
+        case .success(let d):
+            decoded = d
+        case .failure(let error):
+            routes.withLock { $0[ad.path]?.rejected &+= 1 }
+            logger.debug("\(ad.address): advertisement dropped: \(error)")
+            return
+        }
+        let key: PacketKey = decoded.flatMap { d in d.packetID.map { .id(decoder: d.decoder, $0) } }
+            ?? .data(ad.serviceData, ad.manufacturerData)
+        enum Verdict { case publish(newValues: Bool), repeated, replayed }
+        let verdict = routes.withLock { all -> Verdict in
+            guard var r = all[ad.path] else { return .repeated }
+            defer { all[ad.path] = r }
+            if let d = decoded, d.encrypted, let counter = d.counter, !r.replay.accept(counter: counter) {
+                r.rejected &+= 1
+                return .replayed
+            }
+            guard r.lastPacket != key else { return .repeated }
+            r.lastPacket = key
+            var newValues = false
+            if let d = decoded {
+                r.decoder = d.decoder
+                for member in d.values where r.values[member.key] == nil {
+                    r.values[member.key] = member.value
+                    newValues = true
+                }
+            }
+            return .publish(newValues: newValues)
+        }
+        switch verdict {
+        case .repeated:
+            return
+        case .replayed:
+            logger.debug("\(ad.address): encrypted BTHome frame with a counter that did not increase: dropped")
+            return
+        case .publish(let newValues):
+            values.publish(topic: route.topic, payload: Self.payload(ad, decoded), device: route.segment)
+            if newValues { route.mailbox.send(.advertised) }
+        }
+    }
+
+    /// The advertisement payload (SPEC §7).
+    static func payload(_ ad: BlueZAdvertisement, _ decoded: DecodedAdvertisement?) -> [UInt8] {
+        var json = JSONObject()
+        json.append("rssi", ad.rssi.map { .integer(Int64($0)) } ?? .null)
+        json.append("decoder", decoded.map { .string($0.decoder) } ?? .null)
+        json.append("packet_id", decoded?.packetID.map { .integer(Int64($0)) } ?? .null)
+        if let decoded { json.append("values", .object(decoded.values)) }
+        var service = JSONObject()
+        for (uuid, bytes) in ad.serviceData.sorted(by: { $0.key.shortForm < $1.key.shortForm }) {
+            service.append(uuid.shortForm, .string(Hex.encode(bytes)))
+        }
+        json.append("service_data", .object(service))
+        var manufacturer = JSONObject()
+        for (id, bytes) in ad.manufacturerData.sorted(by: { $0.key < $1.key }) {
+            manufacturer.append("0x" + Hex.encode([UInt8(id >> 8), UInt8(id & 0xFF)]), .string(Hex.encode(bytes)))
+        }
+        json.append("manufacturer_data", .object(manufacturer))
+        return JSONValue.object(json).jsonBytes
+    }
+
+    /// The value names seen so far with a sample each, and the decoder (Home Assistant discovery).
+    func decodedValues(path: String) -> (decoder: String?, values: [String: JSONValue]) {
+        routes.withLock { ($0[path]?.decoder, $0[path]?.values ?? [:]) }
+    }
+}

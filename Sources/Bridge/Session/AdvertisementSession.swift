@@ -1,0 +1,113 @@
+import BlueZ
+import BridgeCore
+import Logging
+
+/// The session of a `connection: advertisement` device (SPEC §7), and of an advertiser that
+/// `bluetooth.advertisements: decodable` picked up: never connected.
+///
+/// Packets are decoded and published by ``AdvertisementRouter`` on the D-Bus thread; this loop
+/// owns the device's availability (`online` from its first advertisement, `offline` when none
+/// came for `advertisement.timeout`), answers commands (there is no link to run them on) and
+/// reports new value names for Home Assistant discovery. BlueZ dropping the device object (a
+/// temporary device that went quiet) does not end it: the object comes back with the device's
+/// next advertisement, at the same path.
+final class AdvertisementSession {
+    let ctx: SessionContext
+    let device: SessionDevice
+    let mailbox: Mailbox<SessionInput>
+    let router: AdvertisementRouter
+    let timeout: Duration
+    var logger: Logger
+    var available = false
+    var reportedValues = 0
+
+    init(context: SessionContext, device: SessionDevice, mailbox: Mailbox<SessionInput>, router: AdvertisementRouter) {
+        ctx = context
+        self.device = device
+        self.mailbox = mailbox
+        self.router = router
+        var logger = context.logger
+        logger[metadataKey: "device"] = "\(device.segment)"
+        self.logger = logger
+        var bindkey: [UInt8]?
+        var timeout: Duration = .seconds(600)
+        if case .advertisement(let key, let t) = device.policy {
+            bindkey = key
+            timeout = t
+        }
+        self.timeout = timeout
+        router.setRoute(
+            path: device.path,
+            AdvertisementRouter.Route(
+                segment: device.segment, topic: context.topics.advertisement(device: device.segment), bindkey: bindkey,
+                mailbox: mailbox))
+    }
+
+    var now: BridgeInstant { ctx.clock.now }
+
+    /// Runs until ``SessionInput/stop``.
+    func run() async {
+        // The advertisement that made BlueZ create the device object came with InterfacesAdded,
+        // not as a change: hand what the tree holds to the router first.
+        if let dev = ctx.central.withTree({ $0.device(device.path) }), !(dev.serviceData.isEmpty && dev.manufacturerData.isEmpty) {
+            router.handle(BlueZAdvertisement(
+                path: device.path, address: dev.address, rssi: dev.rssi, serviceData: dev.serviceData,
+                manufacturerData: dev.manufacturerData, dataChanged: true))
+        }
+        ctx.broker.publish(ctx.topics.availability(device: device.segment), text: "offline", retain: true)
+        while true {
+            let deadline = available ? router.seen(path: device.path).last?.advanced(by: timeout) : nil
+            switch await mailbox.receive(until: deadline, clock: ctx.clock) {
+            case .input(.stop), .finished:
+                end()
+                return
+            case .input(.advertised):
+                update()
+            case .input(.command(let command)):
+                ctx.responder.fail(
+                    command,
+                    CommandError(
+                        .notConnected,
+                        "device '\(device.segment)' is an advertisement device (connection: advertisement): the bridge never connects to it"))
+            case .input:
+                break  // link events do not concern a device that is never connected
+            case .deadline:
+                expireIfQuiet()
+            }
+        }
+    }
+
+    /// An advertisement brought the device online, or new value names appeared.
+    private func update() {
+        let seen = router.seen(path: device.path)
+        if seen.online && !available { setAvailable(true) }
+        let (decoder, values) = router.decodedValues(path: device.path)
+        if values.count > reportedValues {
+            reportedValues = values.count
+            ctx.supervisor.send(.session(path: device.path, .advertised(decoder: decoder, values: values)))
+        }
+    }
+
+    private func expireIfQuiet() {
+        guard available, let last = router.seen(path: device.path).last, now >= last.advanced(by: timeout) else { return }
+        logger.notice("\(device.address): no advertisement for \(timeout): offline")
+        router.markOffline(path: device.path)
+        setAvailable(false)
+    }
+
+    private func setAvailable(_ value: Bool) {
+        available = value
+        if value { logger.info("\(device.address): advertising: online") }
+        ctx.registry.update(path: device.path) { $0.available = value }
+        ctx.broker.publish(ctx.topics.availability(device: device.segment), text: value ? "online" : "offline", retain: true)
+        ctx.supervisor.send(.session(path: device.path, .availability(value)))
+    }
+
+    private func end() {
+        router.removeRoute(path: device.path)
+        if available {
+            ctx.registry.update(path: device.path) { $0.available = false }
+            ctx.broker.publish(ctx.topics.availability(device: device.segment), text: "offline", retain: true)
+        }
+    }
+}

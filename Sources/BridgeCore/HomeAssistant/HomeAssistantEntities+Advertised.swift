@@ -1,0 +1,92 @@
+/// Entities of an advertisement device (SPEC §7): one per decoded value name, all reading
+/// `{base}/{device}/advertisement`.
+///
+/// Numbers are sensors (device class and unit from ``HomeAssistantSensorKind``, by name, with a
+/// `_2` suffix ignored), booleans binary sensors, BTHome button and dimmer events `event`
+/// entities, other text sensors. A packet need not carry every value (some devices alternate):
+/// a value missing from a packet keeps the entity's state (`this.state`), it does not turn it
+/// unknown.
+extension HomeAssistantEntities {
+    /// Event types of BTHome's button and dimmer events.
+    static let eventTypes: [String: [String]] = [
+        "button": ["press", "double_press", "triple_press", "long_press", "long_double_press", "long_triple_press", "hold_press"],
+        "dimmer": ["rotate_left", "rotate_right"],
+    ]
+
+    /// Binary sensor names that are Home Assistant device classes as they are.
+    static let binaryDeviceClasses: Set<String> = [
+        "battery", "battery_charging", "carbon_monoxide", "cold", "connectivity", "door", "garage_door", "gas", "heat",
+        "light", "lock", "moisture", "motion", "moving", "occupancy", "opening", "plug", "power", "presence", "problem",
+        "running", "safety", "smoke", "sound", "tamper", "vibration", "window",
+    ]
+
+    func advertisedComponents(_ advertised: HomeAssistantDiscovery.Advertised, into result: inout JSONObject) {
+        let topic = topics.advertisement(device: peripheral.device)
+        for key in advertised.values.keys.sorted() {
+            let sample = advertised.values[key]!
+            let base = Self.baseName(key)
+            let object = "adv_" + HomeAssistantDiscovery.sanitize(key)
+            let quoted = "'" + key.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
+            let values = "{% set v = value_json.get('values', {}) if value_json is mapping else {} %}"
+            switch sample {
+            case .bool:
+                var e = entity("binary_sensor", object: object, name: Self.title(key))
+                e.append("state_topic", .string(topic))
+                if Self.binaryDeviceClasses.contains(base) { e.append("device_class", .string(base)) }
+                e.append(
+                    "value_template",
+                    .string(
+                        values + "{% if \(quoted) in v %}{{ 'ON' if v[\(quoted)] else 'OFF' }}"
+                            + "{% elif this.state in ['on', 'off'] %}{{ this.state | upper }}{% else %}None{% endif %}"))
+                result.append(object, .object(e))
+            case .string where Self.eventTypes[base] != nil:
+                var e = entity("event", object: object, name: Self.title(key))
+                e.append("state_topic", .string(topic))
+                e.append("event_types", .array(Self.eventTypes[base]!.map { .string($0) }))
+                if base == "button" { e.append("device_class", .string("button")) }
+                // Packets without the event render nothing, which Home Assistant ignores.
+                e.append(
+                    "value_template",
+                    .string(
+                        values + "{% if \(quoted) in v and v[\(quoted)] != 'none' %}"
+                            + "{\"event_type\": \"{{ v[\(quoted)] }}\"}{% endif %}"))
+                result.append(object, .object(e))
+            case .integer, .number, .string:
+                let kind = HomeAssistantSensorKind.named(key) ?? HomeAssistantSensorKind.named(base)
+                var e = entity("sensor", object: object, name: kind.map { key == base ? $0.name : Self.title(key) } ?? Self.title(key))
+                e.append("state_topic", .string(topic))
+                let isNumber: Bool
+                if case .string = sample { isNumber = false } else { isNumber = true }
+                if let kind, isNumber {
+                    apply(kind, to: &e)
+                } else if isNumber {
+                    e.append("state_class", .string("measurement"))
+                }
+                let test = isNumber ? " and v[\(quoted)] is number" : ""
+                e.append(
+                    "value_template",
+                    .string(
+                        values + "{% if \(quoted) in v\(test) %}{{ v[\(quoted)] }}"
+                            + "{% elif this.state not in ['unknown', 'unavailable', None] %}{{ this.state }}{% else %}None{% endif %}"))
+                result.append(object, .object(e))
+            default:
+                continue  // objects and arrays (raw BTHome data) stay in the payload
+            }
+        }
+    }
+
+    /// `button_2` → `button`: repeated objects of one kind are numbered from the second.
+    static func baseName(_ key: String) -> String {
+        guard let underscore = key.lastIndex(of: "_") else { return key }
+        let suffix = key[key.index(after: underscore)...]
+        guard !suffix.isEmpty, suffix.allSatisfy(\.isNumber), underscore > key.startIndex else { return key }
+        return String(key[..<underscore])
+    }
+
+    /// `co2_2` → `Co2 2`.
+    static func title(_ key: String) -> String {
+        let words = key.split(separator: "_")
+        guard let first = words.first else { return key }
+        return ([first.prefix(1).uppercased() + first.dropFirst()] + words.dropFirst().map(String.init)).joined(separator: " ")
+    }
+}

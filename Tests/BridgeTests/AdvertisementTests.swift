@@ -1,0 +1,144 @@
+import BlueZ
+import BridgeCore
+import Testing
+
+@testable import Bridge
+
+/// SPEC §7 over the fakes: advertisement devices are never connected; each new packet is
+/// published once on `{base}/{device}/advertisement`; availability follows the advertisements.
+@Suite struct AdvertisementTests {
+    static let address = "A4:C1:38:00:00:05"
+
+    /// A pvvx custom-format frame (service data 181a, 15 bytes) with frame counter `counter`.
+    static func pvvx(counter: UInt8, centi: Int16 = 2150) -> [UInt8] {
+        let t = UInt16(bitPattern: centi)
+        return [0x05, 0x00, 0x00, 0x38, 0xC1, 0xA4, UInt8(t & 0xFF), UInt8(t >> 8), 0xA0, 0x11, 0x86, 0x0B, 91, counter, 0x05]
+    }
+
+    /// An unencrypted BTHome v2 frame: packet id, battery 91 %, temperature 21.50 °C, humidity 45.12 %.
+    static func bthome(packet: UInt8) -> [UInt8] {
+        [0x40, 0x00, packet, 0x01, 0x5B, 0x02, 0x66, 0x08, 0x03, 0xA0, 0x11]
+    }
+
+    static func advertiser(_ h: RuntimeHarness, _ address: String = address, name: String = "ATC_000005") -> String {
+        h.central.addDevice(address, name: name, services: [:])
+    }
+
+    @Test("a connection: advertisement device is published per new packet, never connected, and times out")
+    func advertisementDevice() async throws {
+        let h = try RuntimeHarness(RuntimeHarness.base + """
+
+            devices:
+              - match: { address: "\(Self.address)" }
+                name: living_room
+                connection: advertisement
+                advertisement: { timeout: 30s }
+            """)
+        let dev = Self.advertiser(h)
+        try await h.run {
+            try await h.eventually("the session") { h.runtime.context.registry.entry(segment: "living_room") != nil }
+            h.central.advertise(dev, rssi: -61, serviceData: ["181a": Self.pvvx(counter: 1)])
+            try await h.eventually("the first packet") { h.broker.texts("ble/living_room/advertisement").count == 1 }
+            let payload = try JSONParser.parse(Array(h.broker.texts("ble/living_room/advertisement")[0].utf8))
+            #expect(payload["decoder"]?.stringValue == "pvvx")
+            #expect(payload["rssi"]?.int64Value == -61)
+            #expect(payload["packet_id"]?.int64Value == 1)
+            #expect(payload["values"]?["temperature"]?.doubleValue == 21.5)
+            #expect(payload["values"]?["humidity"]?.doubleValue == 45.12)
+            #expect(payload["values"]?["battery"]?.int64Value == 91)
+            #expect(payload["service_data"]?["181a"]?.stringValue == Hex.encode(Self.pvvx(counter: 1)))
+            try await h.eventually("online") { h.broker.last("ble/living_room/availability") == "online" }
+
+            // The same packet again (BlueZ reports the RSSI of each advertisement): not published.
+            h.central.advertise(dev, rssi: -65)
+            h.central.advertise(dev, rssi: -62, serviceData: ["181a": Self.pvvx(counter: 1)])
+            // A new packet: published once.
+            h.central.advertise(dev, rssi: -60, serviceData: ["181a": Self.pvvx(counter: 2, centi: 2160)])
+            try await h.eventually("the second packet") { h.broker.texts("ble/living_room/advertisement").count == 2 }
+            try await h.advance(.seconds(2))
+            #expect(h.broker.texts("ble/living_room/advertisement").count == 2)
+
+            // Quiet for the timeout: offline; the next advertisement brings it back.
+            try await h.advance(.seconds(25))
+            #expect(h.broker.last("ble/living_room/availability") == "online", "not before the timeout")
+            try await h.eventually("offline after 30 s") { h.broker.last("ble/living_room/availability") == "offline" }
+            h.central.advertise(dev, rssi: -60, serviceData: ["181a": Self.pvvx(counter: 3)])
+            try await h.eventually("online again") { h.broker.last("ble/living_room/availability") == "online" }
+
+            // Commands have no link to run on.
+            h.command("ble/living_room/181a/2a6e/get", "")
+            try await h.eventually("a result") { !h.broker.texts("ble/living_room/181a/2a6e/result").isEmpty }
+            #expect(h.broker.last("ble/living_room/181a/2a6e/result")?.contains("not_connected") == true)
+        }
+        #expect(h.central.calls("Connect").isEmpty, "never connected")
+        #expect(h.central.calls("ConnectDevice").isEmpty)
+    }
+
+    @Test("scanning for advertisements: no UUID filter, duplicate data on")
+    func discoveryFilter() async throws {
+        let h = try RuntimeHarness(RuntimeHarness.base + """
+
+            bluetooth: { services: ["180d"] }
+            devices:
+              - match: { address: "\(Self.address)" }
+                connection: advertisement
+            """)
+        try await h.run {
+            try await h.eventually("discovery") { !h.central.calls("StartDiscovery").isEmpty }
+        }
+        let filter = try #require(h.central.calls("SetDiscoveryFilter").last)
+        #expect(filter.path.contains("duplicate=true"), "\(filter)")
+        #expect(filter.path.contains("uuids=[]"), "\(filter)")
+    }
+
+    @Test("advertisements: decodable picks up what a decoder understands, and nothing else")
+    func decodable() async throws {
+        let h = try RuntimeHarness(RuntimeHarness.base + """
+
+            bluetooth: { advertisements: decodable }
+            """)
+        let sensor = Self.advertiser(h, "C0:FF:EE:00:00:01", name: "SBHT-003C")
+        let noise = Self.advertiser(h, "7A:11:22:33:44:55", name: "")
+        try await h.run {
+            try await h.eventually("discovery") { !h.central.calls("StartDiscovery").isEmpty }
+            h.central.advertise(noise, serviceData: ["fe9f": [0x00, 0x01, 0x02]], manufacturerData: [0x004C: [0x10, 0x05, 0x01]])
+            h.central.advertise(sensor, serviceData: ["fcd2": Self.bthome(packet: 7)])
+            try await h.eventually("the BTHome sensor's packet") { !h.broker.texts("ble/c0ffee000001/advertisement").isEmpty }
+            let payload = try JSONParser.parse(Array(h.broker.texts("ble/c0ffee000001/advertisement")[0].utf8))
+            #expect(payload["decoder"]?.stringValue == "bthome_v2")
+            #expect(payload["packet_id"]?.int64Value == 7)
+            #expect(payload["values"]?["temperature"]?.doubleValue == 21.5)
+            h.central.advertise(noise, serviceData: ["fe9f": [0x00, 0x01, 0x03]])
+            try await h.advance(.seconds(2))
+        }
+        #expect(!h.broker.all.contains { $0.message.topic.hasPrefix("ble/7a1122334455") }, "no decoder understands it: not published")
+        #expect(h.runtime.context.registry.entry(segment: "7a1122334455") == nil)
+        #expect(h.central.calls("Connect").isEmpty)
+    }
+
+    @Test("Home Assistant: an advertisement device's decoded values become entities")
+    func homeAssistant() async throws {
+        let h = try RuntimeHarness(RuntimeHarness.base + """
+
+            homeassistant: { discovery: true }
+            devices:
+              - match: { address: "\(Self.address)" }
+                name: living_room
+                connection: advertisement
+            """)
+        let dev = Self.advertiser(h)
+        try await h.run {
+            try await h.eventually("the session") { h.runtime.context.registry.entry(segment: "living_room") != nil }
+            h.central.advertise(dev, serviceData: ["181a": Self.pvvx(counter: 9)])
+            try await h.eventually("a device config") {
+                h.broker.last("homeassistant/device/ble_a4c138000005/config")?.contains("adv_temperature") == true
+            }
+        }
+        let config = try JSONParser.parse(Array(try #require(h.broker.last("homeassistant/device/ble_a4c138000005/config")).utf8))
+        let temperature = try #require(config["components"]?["adv_temperature"])
+        #expect(temperature["device_class"]?.stringValue == "temperature")
+        #expect(temperature["unit_of_measurement"]?.stringValue == "°C")
+        #expect(temperature["state_topic"]?.stringValue == "ble/living_room/advertisement")
+        #expect(config["components"]?["adv_battery"]?["device_class"]?.stringValue == "battery")
+    }
+}
