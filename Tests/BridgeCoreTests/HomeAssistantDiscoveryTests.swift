@@ -76,7 +76,7 @@ import Testing
         let battery = try #require(Self.component(json, "180f_2a19"))
         #expect(battery["platform"]?.stringValue == "sensor")
         #expect(battery["unique_id"]?.stringValue == "ble_c8123456789a_180f_2a19", "the unique id of earlier versions")
-        #expect(battery["default_entity_id"]?.stringValue == "sensor.polar_2a19")
+        #expect(battery["default_entity_id"]?.stringValue == "sensor.polar_battery", "the kind names a UUID segment")
         #expect(battery["device_class"]?.stringValue == "battery")
         #expect(battery["unit_of_measurement"]?.stringValue == "%")
         #expect(battery["entity_category"]?.stringValue == "diagnostic")
@@ -174,17 +174,12 @@ import Testing
         #expect(Self.component(json, "ffe0_ff10")?["enabled_by_default"] == nil)
     }
 
-    @Test func legacyTopicsAndSanitizing() throws {
-        var c = Self.c(0x2A19, .batteryLevel, read: true)
-        c.service = "6e400001-b5a3.f393"
-        c.characteristic = "tx power"
-        let p = HomeAssistantDiscovery.Peripheral(
-            device: "polar", address: "C8:12:34:56:78:9A", name: nil,
-            characteristics: [c, Self.c(0xFF01, .hex, read: true)])
-        #expect(
-            HomeAssistantDiscovery.legacyTopics(p, topics: Self.topics) == [
-                "ha/sensor/ble_c8123456789a/6e400001-b5a3_f393_tx_power/config"
-            ])
+    @Test func legacyTopics() {
+        #expect(HomeAssistantDiscovery.legacyFilter(Self.topics) == "ha/sensor/+/+/config")
+        #expect(HomeAssistantDiscovery.isLegacyTopic("ha/sensor/ble_c8123456789a/180f_2a19/config", topics: Self.topics))
+        #expect(!HomeAssistantDiscovery.isLegacyTopic("ha/sensor/zigbee_1234/temp/config", topics: Self.topics), "another bridge's")
+        #expect(!HomeAssistantDiscovery.isLegacyTopic("ha/device/ble_c8123456789a/config", topics: Self.topics))
+        #expect(!HomeAssistantDiscovery.isLegacyTopic("ha/sensor/ble_c8123456789a//config", topics: Self.topics))
         #expect(HomeAssistantDiscovery.statusTopic(Self.topics) == "ha/status")
     }
 

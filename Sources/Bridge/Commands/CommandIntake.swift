@@ -18,9 +18,15 @@ struct CommandIntake: Sendable {
     let homeAssistantStatus: String?
 
     func handle(_ message: MQTTMessage) {
-        if let status = homeAssistantStatus, message.topic == status {
-            if message.payload == Array("online".utf8) { supervisor.send(.homeAssistantOnline) }
-            return
+        if let status = homeAssistantStatus {
+            if message.topic == status {
+                if message.payload == Array("online".utf8) { supervisor.send(.homeAssistantOnline) }
+                return
+            }
+            if HomeAssistantDiscovery.isLegacyTopic(message.topic, topics: topics) {
+                if !message.payload.isEmpty { supervisor.send(.legacyDiscovery(topic: message.topic)) }
+                return
+            }
         }
         guard let parsed = topics.parse(message.topic) else { return }
         switch parsed {

@@ -47,7 +47,11 @@ public struct BridgeService: Service {
         let mqtt = MQTTClient(configuration: Self.mqttConfiguration(for: config), logger: logger)
         let topics = TopicMapper(config: config)
         for filter in topics.commandFilters { mqtt.subscribe(filter, qos: 1) }
-        if config.homeAssistant.discovery { mqtt.subscribe(HomeAssistantDiscovery.statusTopic(topics), qos: 1) }
+        if config.homeAssistant.discovery {
+            mqtt.subscribe(HomeAssistantDiscovery.statusTopic(topics), qos: 1)
+            // Per-entity configs of earlier versions still retained: cleared (HomeAssistantPublisher).
+            mqtt.subscribe(HomeAssistantDiscovery.legacyFilter(topics), qos: 1)
+        }
         let runtime = BlueZRuntimeService(config: config, mqtt: mqtt, logger: logger, connectBus: connectBus)
         let group = ServiceGroup(configuration: .init(
             services: [

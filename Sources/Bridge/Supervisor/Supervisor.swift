@@ -100,6 +100,8 @@ final class Supervisor {
             }
         case .homeAssistantOnline:
             homeAssistant.republish(reason: "Home Assistant is online", now: now)
+        case .legacyDiscovery(let topic):
+            homeAssistant.clearLegacy(topic: topic)
         case .request(let command, let message):
             handleRequest(command, message, &group)
         case .session(let path, let report):
@@ -159,7 +161,7 @@ final class Supervisor {
     }
 
     private func nextDeadline() -> BridgeInstant? {
-        [discovery.retryAt, discovery.watchdogAt, reconnectKnownAt.values.min(), healthAt, homeAssistant.resendAt].compactMap { $0 }.min()
+        [discovery.retryAt, discovery.watchdogAt, reconnectKnownAt.values.min(), healthAt, homeAssistant.resendAt, homeAssistant.holdUntil].compactMap { $0 }.min()
     }
 
     private func fireTimers(_ group: inout DiscardingTaskGroup) {
@@ -172,6 +174,7 @@ final class Supervisor {
             scanWatchdog(&group)
         }
         if let at = healthAt, at <= now { publishHealth() }
+        homeAssistant.releaseHeld(now: now)
         if let due = homeAssistant.dueResend(now: now) {
             let sent = ctx.router.resendLast(devices: due.all ? nil : due.devices)
             if sent > 0 { logger.debug("Home Assistant: sent the last \(sent) values again") }

@@ -9,6 +9,8 @@ enum SupervisorInput: Sendable {
     case brokerConnected
     /// Home Assistant announced `online` on `{prefix}/status`.
     case homeAssistantOnline
+    /// A retained per-entity discovery config of an earlier version (to be cleared).
+    case legacyDiscovery(topic: String)
     /// `{base}/bridge/request/{command}`.
     case request(command: String, message: MQTTMessage)
     /// A session's report.

@@ -190,13 +190,18 @@ public enum HomeAssistantDiscovery {
         return message(node: node, device: device, bridge: bridge, components: components, shared: shared, topics: topics)
     }
 
-    /// The per-entity config topics earlier versions published for this peripheral
-    /// (`{prefix}/sensor/{node}/{service}_{characteristic}/config`): cleared with empty retained
-    /// payloads so Home Assistant drops the old entities.
-    public static func legacyTopics(_ p: Peripheral, topics: TopicMapper) -> [String] {
-        p.characteristics.filter { $0.format != .hex && ($0.canRead || $0.canNotify) }.map {
-            topics.discoveryConfig(component: "sensor", nodeID: p.node, objectID: sanitize($0.service + "_" + $0.characteristic))
-        }
+    /// The filter of the per-entity configs earlier versions published
+    /// (`{prefix}/sensor/ble_{address hex}/{service}_{characteristic}/config`): subscribed to
+    /// at start, so those still retained on the broker are cleared.
+    public static func legacyFilter(_ topics: TopicMapper) -> String { "\(topics.discoveryPrefix)/sensor/+/+/config" }
+
+    /// Whether `topic` is such a per-entity config of a peripheral (node `ble_` + 12 hex digits).
+    public static func isLegacyTopic(_ topic: String, topics: TopicMapper) -> Bool {
+        let prefix = topics.discoveryPrefix + "/sensor/"
+        guard topic.hasPrefix(prefix), topic.hasSuffix("/config") else { return false }
+        let parts = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 16, parts[0].hasPrefix("ble_") else { return false }
+        return parts[0].dropFirst(4).allSatisfy(\.isHexDigit) && !parts[1].isEmpty
     }
 
     private static func message(

@@ -64,12 +64,14 @@ struct HomeAssistantEntities {
         let kind = HomeAssistantSensorKind(format: c.format)
         // A 128-bit UUID segment is named by its first 8 digits (`5e1f0002`), as tools show them.
         let name = kind?.name ?? (c.characteristic.count == 36 ? String(c.characteristic.prefix(8)) : c.characteristic)
+        // Entity ids name what the value is when the segment is only its UUID (`sensor.env_temperature`).
+        let idPart = (c.characteristic == c.uuid.shortForm ? kind?.key : nil) ?? c.characteristic
         let valueTopic = topics.value(device: peripheral.device, service: c.service, characteristic: c.characteristic)
         let setTopic = topics.set(device: peripheral.device, service: c.service, characteristic: c.characteristic)
         let observable = c.canRead || c.canNotify
         let press = c.press ?? (c.uuid == Self.heartRateControlPoint ? [0x01] : nil)
         if c.canWrite && press == nil && isNumeric(c.format) {
-            var number = entity("number", object: object, name: name, entity: c.characteristic)
+            var number = entity("number", object: object, name: name, entity: idPart)
             number.append("command_topic", .string(setTopic))
             number.append("command_template", .string("{\"value\": {{ value }}}"))
             if observable {
@@ -84,7 +86,7 @@ struct HomeAssistantEntities {
             if let unit = kind?.unit { number.append("unit_of_measurement", .string(unit)) }
             result.append(object, .object(number))
         } else if c.canWrite && press == nil {
-            var text = entity("text", object: object, name: name, entity: c.characteristic)
+            var text = entity("text", object: object, name: name, entity: idPart)
             text.append("command_topic", .string(setTopic))
             if c.format == .utf8 {
                 text.append("command_template", .string("{\"value\": {{ value | tojson }}}"))
@@ -101,7 +103,7 @@ struct HomeAssistantEntities {
             }
             result.append(object, .object(text))
         } else {
-            if observable { result.append(object, .object(sensor(c, kind: kind, name: name, topic: valueTopic))) }
+            if observable { result.append(object, .object(sensor(c, kind: kind, name: name, topic: valueTopic, id: idPart))) }
             if c.canWrite, let press {
                 let title = c.uuid == Self.heartRateControlPoint && c.press == nil ? "Reset energy expended" : "Press \(name)"
                 var button = entity("button", object: object + "_press", name: title)
@@ -121,9 +123,11 @@ struct HomeAssistantEntities {
         }
     }
 
-    private func sensor(_ c: Characteristic, kind: HomeAssistantSensorKind?, name: String, topic: String) -> JSONObject {
+    private func sensor(_ c: Characteristic, kind: HomeAssistantSensorKind?, name: String, topic: String, id: String)
+        -> JSONObject
+    {
         let object = HomeAssistantDiscovery.sanitize(c.service + "_" + c.characteristic)
-        var sensor = entity("sensor", object: object, name: name, entity: c.characteristic)
+        var sensor = entity("sensor", object: object, name: name, entity: id)
         sensor.append("state_topic", .string(topic))
         if let kind { apply(kind, to: &sensor) }
         switch c.format {

@@ -1,0 +1,973 @@
+#!/usr/bin/env python3
+"""The Home Assistant side of scripts/check-homeassistant.
+
+Runs with the Python of Home Assistant's venv (stdlib + aiohttp + PyYAML), one phase per call:
+
+  setup           waits for HA's API, onboards a user through REST, makes a long-lived token (kept
+                  in --state) and adds the MQTT integration through the config-flow REST API
+  discovery       the bridge's device-based discovery as HA shows it: devices, entities, states;
+                  presses the buttons and sets the text (bluez-sim's writes.log must show it)
+  bridge-stopped  after SIGTERM to the bridge: entities unavailable, bridge connectivity off
+  bridge-started  after the bridge started again: entities available with values
+  ha-restarted    after HA restarted: every entity with a state topic has a state within 20 s
+  log FILE...     no WARNING/ERROR line about mqtt in HA's output
+
+Prints "check-homeassistant: <what>: OK" or "check-homeassistant: <what>: FAIL: <why>" per check;
+the exit status is 1 when any check failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+
+ME = "check-homeassistant"
+CLIENT_ID_PATH = "/"
+
+# The peripherals of scripts/sim/demo.yaml that the check's bridge config maps.
+POLAR = "C8:12:34:56:78:9A"
+ENV = "E4:5F:01:AB:CD:EF"
+ECHO = "D0:5A:00:00:EC:01"
+PERIPHERALS = {POLAR: "Polar H10 Sim", ENV: "Env Sensor Sim", ECHO: "Echo Sim"}
+BRIDGE_CLIENT_ID = "ha-check-bridge"
+ECHO_WRITE_UUID = "5e1f0002-b5a3-4c1d-9e0a-ec40ec40ec40"
+
+# Device Information (180A) characteristics -> what HA's device registry could show them as.
+DIS_FIELDS = {
+    "2a29": ("manufacturer",),
+    "2a24": ("model", "model_id"),
+    "2a25": ("serial_number",),
+    "2a27": ("hw_version",),
+    "2a26": ("sw_version", "hw_version", "model_id"),  # firmware revision: HA has no own field
+    "2a28": ("sw_version",),
+}
+DIS_NAMES = {"2a29": "manufacturer", "2a24": "model number", "2a25": "serial number",
+             "2a27": "hardware revision", "2a26": "firmware revision", "2a28": "software revision"}
+
+failures = 0
+
+
+def ok(what: str, detail: str = "") -> None:
+    print(f"{ME}: {what}: OK" + (f" ({detail})" if detail else ""), flush=True)
+
+
+def fail(what: str, why: str) -> None:
+    global failures
+    failures += 1
+    print(f"{ME}: {what}: FAIL: {why}", flush=True)
+
+
+def note(text: str) -> None:
+    print(f"{ME}: {text}", flush=True)
+
+
+def short(value, limit: int = 400) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def is_number(state: str | None) -> bool:
+    try:
+        return state is not None and math.isfinite(float(state))
+    except ValueError:
+        return False
+
+
+def uuid16(uuid: str) -> str:
+    """'2a39' for 2a39 or its 128-bit form; other UUIDs lowercased."""
+    u = uuid.lower()
+    m = re.fullmatch(r"0000([0-9a-f]{4})-0000-1000-8000-00805f9b34fb", u)
+    return m.group(1) if m else u
+
+
+# ---------------------------------------------------------------------------------------------
+# HA's APIs
+
+
+class HA:
+    def __init__(self, session: aiohttp.ClientSession, url: str, token: str | None = None):
+        self.session = session
+        self.url = url.rstrip("/")
+        self.token = token
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+        self.next_id = 1
+        self.pending: dict[int, asyncio.Future] = {}
+        self.events: dict[int, asyncio.Queue] = {}
+        self.reader: asyncio.Task | None = None
+
+    def headers(self) -> dict:
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    async def rest(self, method: str, path: str, **kwargs):
+        async with self.session.request(method, self.url + path, headers=self.headers(),
+                                        timeout=aiohttp.ClientTimeout(total=30), **kwargs) as r:
+            text = await r.text()
+            try:
+                body = json.loads(text) if text else None
+            except ValueError:
+                body = text
+            return r.status, body
+
+    async def connect(self) -> None:
+        self.ws = await self.session.ws_connect(self.url + "/api/websocket", max_msg_size=0, heartbeat=None)
+        msg = await self.ws.receive_json(timeout=30)
+        if msg.get("type") != "auth_required":
+            raise RuntimeError(f"websocket: expected auth_required, got {msg}")
+        await self.ws.send_json({"type": "auth", "access_token": self.token})
+        msg = await self.ws.receive_json(timeout=30)
+        if msg.get("type") != "auth_ok":
+            raise RuntimeError(f"websocket auth failed: {msg}")
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        async for raw in self.ws:
+            if raw.type != aiohttp.WSMsgType.TEXT:
+                break
+            data = json.loads(raw.data)
+            for msg in data if isinstance(data, list) else [data]:
+                mid = msg.get("id")
+                if msg.get("type") == "event" and mid in self.events:
+                    self.events[mid].put_nowait(msg["event"])
+                elif mid in self.pending:
+                    fut = self.pending.pop(mid)
+                    if not fut.done():
+                        fut.set_result(msg)
+        for fut in self.pending.values():
+            if not fut.done():
+                fut.set_exception(RuntimeError("websocket closed"))
+
+    async def call(self, type_: str, timeout: float = 30, **fields):
+        assert self.ws is not None
+        mid = self.next_id
+        self.next_id += 1
+        fut = asyncio.get_running_loop().create_future()
+        self.pending[mid] = fut
+        await self.ws.send_json({"id": mid, "type": type_, **fields})
+        msg = await asyncio.wait_for(fut, timeout)
+        if not msg.get("success", False):
+            raise RuntimeError(f"{type_}: {msg.get('error')}")
+        return msg.get("result")
+
+    async def subscribe(self, type_: str, **fields) -> asyncio.Queue:
+        """A subscription (e.g. mqtt/subscribe): its events arrive on the returned queue."""
+        assert self.ws is not None
+        mid = self.next_id
+        self.next_id += 1
+        queue: asyncio.Queue = asyncio.Queue()
+        self.events[mid] = queue
+        fut = asyncio.get_running_loop().create_future()
+        self.pending[mid] = fut
+        await self.ws.send_json({"id": mid, "type": type_, **fields})
+        msg = await asyncio.wait_for(fut, 30)
+        if not msg.get("success", False):
+            raise RuntimeError(f"{type_}: {msg.get('error')}")
+        return queue
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self.reader is not None:
+            self.reader.cancel()
+
+    # -- the view of the registries and states
+
+    async def snapshot(self) -> "Snapshot":
+        devices = await self.call("config/device_registry/list")
+        entities = await self.call("config/entity_registry/list")
+        states = await self.call("get_states")
+        return Snapshot(devices, entities, states)
+
+
+class Snapshot:
+    def __init__(self, devices: list, entities: list, states: list):
+        self.devices = devices
+        self.entities = entities
+        self.states = {s["entity_id"]: s for s in states}
+
+    def mqtt_devices(self) -> list:
+        return [d for d in self.devices if any(i[0] == "mqtt" for i in d.get("identifiers", []))]
+
+    def peripheral(self, address: str) -> dict | None:
+        ident = "ble_" + address.replace(":", "").lower()
+        for d in self.mqtt_devices():
+            conns = {(c[0], c[1].upper()) for c in d.get("connections", [])}
+            if ["mqtt", ident] in d.get("identifiers", []) or ("bluetooth", address) in conns:
+                return d
+        return None
+
+    def bridge(self) -> dict | None:
+        cands = []
+        for d in self.mqtt_devices():
+            idents = " ".join(i[1] for i in d.get("identifiers", []))
+            text = " ".join(str(d.get(k) or "") for k in ("name", "model", "name_by_user"))
+            if BRIDGE_CLIENT_ID in idents or BRIDGE_CLIENT_ID in text or "bridge" in text.lower():
+                if not any(c[0] == "bluetooth" for c in d.get("connections", [])):
+                    cands.append(d)
+        return cands[0] if cands else None
+
+    def entities_of(self, device: dict | None) -> list:
+        if device is None:
+            return []
+        return [e for e in self.entities if e.get("device_id") == device["id"]]
+
+    def state(self, entity_id: str) -> dict | None:
+        return self.states.get(entity_id)
+
+
+def platform_of(entry: dict) -> str:
+    return entry["entity_id"].split(".", 1)[0]
+
+
+def describe(entry: dict, snap: Snapshot) -> str:
+    st = snap.state(entry["entity_id"])
+    s = st["state"] if st else "(no state)"
+    return f"{entry['entity_id']} [{entry.get('unique_id')}] = {s}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Phases
+
+
+async def wait_api(session: aiohttp.ClientSession, url: str, timeout: float) -> float:
+    t0 = time.monotonic()
+    while True:
+        try:
+            # /api/onboarding: 200 until onboarded; afterwards the view is gone (404). Any answer will do.
+            async with session.get(url + "/api/onboarding", timeout=aiohttp.ClientTimeout(total=5)) as r:
+                if r.status < 500:
+                    return time.monotonic() - t0
+        except (aiohttp.ClientError, asyncio.TimeoutError):
+            pass
+        if time.monotonic() - t0 > timeout:
+            raise TimeoutError(f"Home Assistant's API does not answer on {url} after {timeout:.0f} s")
+        await asyncio.sleep(1)
+
+
+async def phase_setup(args, session) -> None:
+    waited = await wait_api(session, args.url, args.timeout)
+    ha = HA(session, args.url)
+    status, steps = await ha.rest("GET", "/api/onboarding")
+    ok("Home Assistant API up", f"after {waited:.0f} s")
+    client_id = args.url + CLIENT_ID_PATH
+    status, body = await ha.rest("POST", "/api/onboarding/users", json={
+        "client_id": client_id, "name": "Check", "username": "check", "password": "check-homeassistant-pw",
+        "language": "en"})
+    if status != 200 or not isinstance(body, dict) or "auth_code" not in body:
+        raise RuntimeError(f"POST /api/onboarding/users: {status} {short(body)} (onboarding steps: {short(steps)})")
+    status, tokens = await ha.rest("POST", "/auth/token", data={
+        "grant_type": "authorization_code", "code": body["auth_code"], "client_id": client_id})
+    if status != 200 or "access_token" not in tokens:
+        raise RuntimeError(f"POST /auth/token: {status} {short(tokens)}")
+    ha.token = tokens["access_token"]
+    # The other onboarding steps (core_config, analytics, integration) are left undone: the
+    # integration step adds met, radio_browser, ... whose internet lookups only make noise here.
+    await ha.connect()
+    long_lived = await ha.call("auth/long_lived_access_token", client_name="check-homeassistant", lifespan=1)
+    # A user adds integrations once HA has started; on a first start HA is still installing the
+    # requirements of its always-on integrations (minutes with a compiler run) and sends its MQTT
+    # birth message only after it started.
+    t0 = time.monotonic()
+    config = await ha.call("get_config")
+    while config.get("state") != "RUNNING":
+        if time.monotonic() - t0 > args.timeout:
+            raise RuntimeError(f"Home Assistant not RUNNING after {args.timeout:.0f} s: {config.get('state')}")
+        await asyncio.sleep(1)
+        config = await ha.call("get_config")
+    if time.monotonic() - t0 > 1:
+        note(f"Home Assistant RUNNING after another {time.monotonic() - t0:.0f} s")
+    Path(args.state).write_text(json.dumps({"token": long_lived, "version": config.get("version")}))
+    ok("onboarding through REST", f"user check, long-lived token; HA {config.get('version')}")
+
+    # The MQTT integration through its config flow.
+    status, flow = await ha.rest("POST", "/api/config/config_entries/flow",
+                                 json={"handler": "mqtt", "show_advanced_options": True})
+    if status != 200:
+        raise RuntimeError(f"starting the mqtt config flow: {status} {short(flow)}")
+    for _ in range(6):
+        kind = flow.get("type")
+        if kind == "create_entry":
+            break
+        if kind == "menu":
+            options = flow.get("menu_options")
+            choice = "broker" if "broker" in (options or []) else (options or [None])[0]
+            status, flow = await ha.rest("POST", f"/api/config/config_entries/flow/{flow['flow_id']}",
+                                         json={"next_step_id": choice})
+        elif kind == "form":
+            if flow.get("errors"):
+                raise RuntimeError(f"mqtt config flow step {flow.get('step_id')}: errors {flow['errors']}")
+            schema = flow.get("data_schema", [])
+            answer = form_answer(schema, {"broker": "127.0.0.1", "port": args.mqtt_port})
+            note(f"mqtt config flow step {flow.get('step_id')}: sending {answer}")
+            status, flow = await ha.rest("POST", f"/api/config/config_entries/flow/{flow['flow_id']}", json=answer)
+            if status != 200:
+                raise RuntimeError(f"mqtt config flow: {status} {short(flow)}; the form was {short(schema, 3000)}")
+        else:
+            raise RuntimeError(f"mqtt config flow: unexpected {short(flow)}")
+        if status != 200:
+            raise RuntimeError(f"mqtt config flow: {status} {short(flow)}")
+    if flow.get("type") != "create_entry":
+        raise RuntimeError(f"mqtt config flow did not create an entry: {short(flow)}")
+    entry = flow.get("result") or {}
+    ok("MQTT integration added through the config flow",
+       f"broker 127.0.0.1:{args.mqtt_port}, entry state {entry.get('state')}")
+    await ha.close()
+
+
+def form_answer(schema: list, values: dict) -> dict:
+    """A config-flow form's answer: `values` where named, else each field's default; sections
+    (type "expandable") nest."""
+    answer = {}
+    for field in schema:
+        name = field.get("name")
+        if field.get("type") == "expandable":
+            answer[name] = form_answer(field.get("schema", []), values)
+        elif name in values:
+            answer[name] = values[name]
+        elif "default" in field:
+            answer[name] = field["default"]
+        elif field.get("required"):
+            selector = field.get("selector") or {}
+            if "boolean" in selector:
+                answer[name] = False
+            elif "select" in selector and selector["select"].get("options"):
+                first = selector["select"]["options"][0]
+                answer[name] = first["value"] if isinstance(first, dict) else first
+    return answer
+
+
+async def connect(args, session) -> HA:
+    state = json.loads(Path(args.state).read_text())
+    ha = HA(session, args.url, state["token"])
+    await ha.connect()
+    return ha
+
+
+async def wait_settled(ha: HA, ready, timeout: float, quiet: float = 3.0) -> Snapshot:
+    """Polls until ready(snapshot) holds and the registries did not change for `quiet` seconds."""
+    t0 = time.monotonic()
+    last_key = None
+    since = time.monotonic()
+    snap = await ha.snapshot()
+    while time.monotonic() - t0 < timeout:
+        snap = await ha.snapshot()
+        key = (len(snap.devices), len(snap.entities),
+               tuple(sorted((e["entity_id"], str(e.get("disabled_by"))) for e in snap.entities)))
+        if key != last_key:
+            last_key, since = key, time.monotonic()
+        if ready(snap) and time.monotonic() - since >= quiet:
+            return snap
+        await asyncio.sleep(0.5)
+    return snap
+
+
+def scenario_dis() -> dict[str, str]:
+    """The Polar H10 Sim's Device Information values from demo.yaml: {uuid16: text}."""
+    import yaml
+
+    path = Path(os.environ.get("CHECK_SCENARIO", "/check/demo.yaml"))
+    try:
+        scenario = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError):
+        return {}
+    for dev in scenario.get("devices", []) or []:
+        if str(dev.get("address", "")).upper() != POLAR:
+            continue
+        for svc in dev.get("services", []) or []:
+            if uuid16(str(svc.get("uuid", ""))) != "180a":
+                continue
+            out = {}
+            for ch in svc.get("characteristics", []) or []:
+                u = uuid16(str(ch.get("uuid", "")))
+                if "value_text" in ch:
+                    out[u] = str(ch["value_text"])
+                elif "value" in ch:
+                    try:
+                        out[u] = bytes.fromhex(str(ch["value"])).decode("utf-8", "replace").rstrip("\0")
+                    except ValueError:
+                        pass
+            return out
+    return {}
+
+
+def writes_log(work: str) -> list[tuple[str, str, str]]:
+    """(address, uuid, hex) of every write bluez-sim accepted."""
+    out = []
+    try:
+        lines = Path(work, "writes.log").read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        parts = line.split()
+        if len(parts) >= 6:
+            out.append((parts[1].upper(), uuid16(parts[2]), parts[5].lower()))
+        elif len(parts) == 5:  # an empty value
+            out.append((parts[1].upper(), uuid16(parts[2]), ""))
+    return out
+
+
+async def wait_for(predicate, timeout: float, interval: float = 0.25):
+    t0 = time.monotonic()
+    while True:
+        result = await predicate()
+        if result or time.monotonic() - t0 > timeout:
+            return result
+        await asyncio.sleep(interval)
+
+
+def entity_matching(entries: list, snap: Snapshot, platform: str, *, uid: str | None = None,
+                    device_class: str | None = None, unit: str | None = None, name: str | None = None) -> dict | None:
+    for e in entries:
+        if platform_of(e) != platform:
+            continue
+        st = snap.state(e["entity_id"]) or {}
+        attrs = st.get("attributes", {})
+        uid_l = (e.get("unique_id") or "").lower()
+        if uid is not None and uid not in uid_l:
+            continue
+        if device_class is not None and attrs.get("device_class") != device_class \
+                and e.get("original_device_class") != device_class:
+            continue
+        if unit is not None and attrs.get("unit_of_measurement") != unit:
+            continue
+        if name is not None:
+            text = " ".join([e["entity_id"], uid_l, str(e.get("original_name") or ""),
+                             str(attrs.get("friendly_name") or "")]).lower()
+            if name not in text:
+                continue
+        return e
+    return None
+
+
+async def phase_discovery(args, session) -> None:
+    ha = await connect(args, session)
+
+    def ready(s: Snapshot) -> bool:
+        return all(s.peripheral(a) for a in PERIPHERALS) and s.bridge() is not None and all(
+            len(s.entities_of(s.peripheral(a))) > 0 for a in PERIPHERALS)
+
+    t0 = time.monotonic()
+    snap = await wait_settled(ha, ready, timeout=60)
+    took = time.monotonic() - t0
+    # The values: notified ones come by themselves; read-once ones (body sensor location) only
+    # when the bridge re-sends them on HA's birth message ("homeassistant/status" "online").
+    snap, stateful, missing, waited = await wait_states(ha, 15)
+    if stateful and not missing:
+        ok("every entity with a state topic has a value", f"{len(stateful)} entities, "
+           f"{took + waited:.1f} s after the MQTT integration was added")
+    else:
+        fail("every entity with a state topic has a value", f"after {took + waited:.0f} s: {missing}")
+    mqtt_devices = snap.mqtt_devices()
+    note(f"HA shows {len(mqtt_devices)} MQTT devices after {took:.0f} s: "
+         + "; ".join(f"{d.get('name')} [{', '.join(i[1] for i in d.get('identifiers', []))}] "
+                     f"{len(snap.entities_of(d))} entities" for d in mqtt_devices))
+    configs = await discovery_configs(ha, snap)
+    topics = sorted({c["topic"] for c in configs.values() if c.get("topic")})
+    note(f"discovery topics of the peripherals' entities: {topics}")
+    for d in mqtt_devices:
+        for e in snap.entities_of(d):
+            note(f"  {d.get('name')}: {describe(e, snap)}" + (f" disabled_by={e.get('disabled_by')}"
+                                                             if e.get("disabled_by") else ""))
+
+    # The bridge device.
+    bridge = snap.bridge()
+    if bridge is None:
+        fail("bridge device", f"no MQTT device for the bridge ({BRIDGE_CLIENT_ID}) among "
+             f"{[d.get('name') for d in mqtt_devices]}")
+    else:
+        idents = [i[1] for i in bridge.get("identifiers", [])]
+        if bridge.get("sw_version"):
+            ok("bridge device", f"{bridge.get('name')!r}, identifiers {idents}, model {bridge.get('model')!r}, "
+               f"sw_version {bridge.get('sw_version')!r}")
+        else:
+            fail("bridge device", f"no sw_version: {short(bridge)}")
+        conn = entity_matching(snap.entities_of(bridge), snap, "binary_sensor", device_class="connectivity")
+        st = snap.state(conn["entity_id"]) if conn else None
+        if st and st["state"] == "on":
+            ok("bridge connectivity binary_sensor on", conn["entity_id"])
+        else:
+            fail("bridge connectivity binary_sensor on",
+                 f"{describe(conn, snap) if conn else 'none'} among "
+                 f"{[describe(e, snap) for e in snap.entities_of(bridge)]}")
+
+    # The peripherals as devices.
+    for address, advertised in PERIPHERALS.items():
+        what = f"device {advertised}"
+        dev = snap.peripheral(address)
+        if dev is None:
+            fail(what, "not in HA's device registry")
+            continue
+        problems = []
+        ident = "ble_" + address.replace(":", "").lower()
+        if ["mqtt", ident] not in dev.get("identifiers", []):
+            problems.append(f"identifiers {dev.get('identifiers')} lack {ident}")
+        if not any(c[0] == "bluetooth" and c[1].upper() == address for c in dev.get("connections", [])):
+            problems.append(f"connections {dev.get('connections')} lack bluetooth {address}")
+        if dev.get("name") != advertised:
+            problems.append(f"name {dev.get('name')!r}, not the advertised {advertised!r}")
+        if bridge is None or dev.get("via_device_id") != bridge["id"]:
+            problems.append(f"via_device_id {dev.get('via_device_id')} is not the bridge device")
+        if problems:
+            fail(what, "; ".join(problems))
+        else:
+            ok(what, f"identifier {ident}, bluetooth {address}, via the bridge")
+
+    # Polar H10 Sim's Device Information.
+    polar = snap.peripheral(POLAR)
+    if polar is not None:
+        expected = scenario_dis()
+        fields = {k: polar.get(k) for k in ("manufacturer", "model", "model_id", "sw_version",
+                                            "hw_version", "serial_number")}
+        problems = []
+        for key in ("manufacturer", "model", "sw_version", "hw_version", "serial_number"):
+            if not isinstance(fields[key], str) or not fields[key].strip():
+                problems.append(f"{key} empty")
+        for u, text in expected.items():
+            if u in DIS_FIELDS and not any(fields.get(k) and text in fields[k] for k in DIS_FIELDS[u]):
+                problems.append(f"{DIS_NAMES[u]} {text!r} (180A {u}) not in {'/'.join(DIS_FIELDS[u])}")
+        if problems:
+            fail("Polar H10 Sim Device Information", "; ".join(problems) + f": {fields}")
+        else:
+            ok("Polar H10 Sim Device Information",
+               ", ".join(f"{k} {v!r}" for k, v in fields.items() if v) +
+               ("" if expected else " (demo.yaml has no 180A to compare with)"))
+
+    await check_polar_entities(ha, snap, args)
+    await check_env_entities(snap)
+    await check_echo(ha, snap, args)
+    await ha.close()
+
+
+async def entity_details(ha: HA, entries: list) -> dict[str, dict]:
+    """config/entity_registry/get_entries: original_device_class, capabilities, ... by entity_id."""
+    if not entries:
+        return {}
+    try:
+        got = await ha.call("config/entity_registry/get_entries", entity_ids=[e["entity_id"] for e in entries])
+        return {k: v for k, v in got.items() if v}
+    except RuntimeError:
+        out = {}
+        for e in entries:
+            out[e["entity_id"]] = await ha.call("config/entity_registry/get", entity_id=e["entity_id"])
+        return out
+
+
+async def check_polar_entities(ha: HA, snap: Snapshot, args) -> None:
+    polar = snap.peripheral(POLAR)
+    if polar is None:
+        fail("Polar H10 Sim entities", "no device")
+        return
+    entries = snap.entities_of(polar)
+    details = await entity_details(ha, entries)
+    for e in entries:
+        e["original_device_class"] = (details.get(e["entity_id"]) or {}).get("original_device_class")
+
+    # Heart rate.
+    hr = entity_matching(entries, snap, "sensor", unit="bpm")
+    st = snap.state(hr["entity_id"]) if hr else None
+    if st and is_number(st["state"]):
+        attrs = {k: v for k, v in st["attributes"].items() if k in ("contact", "rr", "rr_intervals",
+                                                                  "sensor_contact", "energy_expended")}
+        ok("heart rate sensor", f"{hr['entity_id']} = {st['state']} bpm" + (f", attributes {attrs}" if attrs else ""))
+        if not any("contact" in k or k.startswith("rr") for k in st["attributes"]):
+            note(f"heart rate sensor: NOTE: no contact/rr attributes ({sorted(st['attributes'])})")
+    else:
+        fail("heart rate sensor", f"no sensor with unit bpm and a numeric state: "
+             f"{describe(hr, snap) if hr else [describe(e, snap) for e in entries]}")
+
+    # Body sensor location.
+    bsl = entity_matching(entries, snap, "sensor", uid="2a38") or entity_matching(entries, snap, "sensor",
+                                                                                     name="location")
+    st = snap.state(bsl["entity_id"]) if bsl else None
+    if st and st["attributes"].get("device_class") == "enum" and st["state"] == "Chest":
+        ok("body sensor location sensor", f"{bsl['entity_id']} = Chest, options {st['attributes'].get('options')}")
+    else:
+        fail("body sensor location sensor", "want device_class enum and state Chest: " +
+             (f"{describe(bsl, snap)} attributes {short(st['attributes']) if st else None}" if bsl else "no entity"))
+
+    # Battery.
+    bat = entity_matching(entries, snap, "sensor", device_class="battery")
+    st = snap.state(bat["entity_id"]) if bat else None
+    if st and st["attributes"].get("unit_of_measurement") == "%" and is_number(st["state"]) \
+            and bat.get("entity_category") == "diagnostic":
+        ok("battery sensor", f"{bat['entity_id']} = {st['state']} %, diagnostic")
+    else:
+        fail("battery sensor", "want device_class battery, unit %, numeric, entity_category diagnostic: " +
+             (f"{describe(bat, snap)} category {bat.get('entity_category')} unit "
+              f"{st['attributes'].get('unit_of_measurement') if st else None}" if bat else "no entity"))
+
+    # Connectivity of the peripheral.
+    conn = entity_matching(entries, snap, "binary_sensor", device_class="connectivity")
+    st = snap.state(conn["entity_id"]) if conn else None
+    if st and st["state"] == "on":
+        ok("Polar H10 Sim connectivity binary_sensor on", conn["entity_id"])
+    else:
+        fail("Polar H10 Sim connectivity binary_sensor on", describe(conn, snap) if conn else "no entity")
+
+    # RSSI: diagnostic, disabled by default.
+    rssi = next((e for e in entries if e.get("original_device_class") == "signal_strength"
+                 or "rssi" in (e.get("unique_id") or "").lower()), None)
+    if rssi is None:
+        fail("RSSI sensor (disabled by default)", "no entity")
+    else:
+        d = details.get(rssi["entity_id"]) or {}
+        problems = []
+        if rssi.get("disabled_by") != "integration":
+            problems.append(f"disabled_by {rssi.get('disabled_by')!r}, want 'integration'")
+        if rssi.get("entity_category") != "diagnostic":
+            problems.append(f"entity_category {rssi.get('entity_category')!r}")
+        if d.get("original_device_class") != "signal_strength":
+            problems.append(f"device_class {d.get('original_device_class')!r}")
+        unit = (d.get("capabilities") or {}).get("unit_of_measurement") or d.get("unit_of_measurement") \
+            or (d.get("options") or {}).get("sensor", {}).get("unit_of_measurement")
+        if problems:
+            fail("RSSI sensor (disabled by default)", f"{rssi['entity_id']}: " + "; ".join(problems))
+        else:
+            ok("RSSI sensor (disabled by default)", f"{rssi['entity_id']}, signal_strength, diagnostic"
+               + (f", unit {unit}" if unit else ""))
+
+    # The control point button: pressing it writes 01 to 2a39 (MQTT .../2a39/set, then the peripheral).
+    # (HA subscribes with MQTT 5 "no local": its own publishes are seen through the commands.log
+    # of a mosquitto_sub that scripts/check-homeassistant runs.)
+    buttons = [e for e in entries if platform_of(e) == "button"]
+    cp = entity_matching(buttons, snap, "button", uid="2a39")
+    if cp is None:
+        fail("heart rate control point button", f"no button with 2a39 in its unique_id among "
+             f"{[e['entity_id'] for e in buttons]}")
+    else:
+        before = len(writes_log(args.work))
+        sent = len(commands_log(args.work))
+        await ha.call("call_service", domain="button", service="press", target={"entity_id": cp["entity_id"]})
+
+        async def written():
+            return [w for w in writes_log(args.work)[before:] if w[0] == POLAR and w[1] == "2a39"]
+
+        got = await wait_for(written, 10)
+        published = [c for c in commands_log(args.work)[sent:] if c[0].endswith("/set")]
+        payload = bytes.fromhex(published[0][1]).decode("utf-8", "replace") if published else None
+        if got and got[0][2] == "01" and payload is not None and command_bytes(payload) == "01":
+            ok("heart rate control point button", f"{cp['entity_id']} pressed: {published[0][0]} {payload} -> "
+               "bluez-sim wrote 01 to 2a39")
+        else:
+            fail("heart rate control point button", f"pressing {cp['entity_id']}: published "
+                 f"{published} (want .../set 01); bluez-sim writes {got}")
+
+    # Refresh buttons: the readable characteristics (2a38, 2a19) get one that publishes .../get.
+    for u, name, what in (("2a38", "body_sensor_location", "body sensor location"), ("2a19", "battery", "battery")):
+        btn = entity_matching(buttons, snap, "button", uid=u) or entity_matching(buttons, snap, "button", uid=name)
+        if btn is None:
+            fail(f"{what} refresh button", f"no button with {u} or {name} in its unique_id among "
+                 f"{[e['entity_id'] for e in buttons]}")
+            continue
+        sent = len(commands_log(args.work))
+        await ha.call("call_service", domain="button", service="press", target={"entity_id": btn["entity_id"]})
+
+        async def gets():
+            return [c for c in commands_log(args.work)[sent:] if c[0].endswith("/get")]
+
+        got = await wait_for(gets, 5)
+        if got:
+            ok(f"{what} refresh button", f"{btn['entity_id']} pressed: {got[0][0]}")
+        else:
+            fail(f"{what} refresh button", f"pressing {btn['entity_id']} published no .../get")
+
+
+def command_bytes(payload: str) -> str | None:
+    """The bytes a /set payload writes, as the bridge reads it: bare hex or {"raw": hex}."""
+    text = payload.strip()
+    if re.fullmatch(r"([0-9A-Fa-f]{2})+", text):
+        return text.lower()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    raw = value.get("raw") if isinstance(value, dict) else None
+    return raw.lower() if isinstance(raw, str) else None
+
+
+def commands_log(work: str) -> list[tuple[str, str]]:
+    """(topic, hex payload) of every .../set and .../get on the broker (mosquitto_sub -F '%t %x')."""
+    out = []
+    try:
+        lines = Path(work, "commands.log").read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        topic, _, payload = line.partition(" ")
+        out.append((topic, payload.strip().lower()))
+    return out
+
+
+async def check_env_entities(snap: Snapshot) -> None:
+    env = snap.peripheral(ENV)
+    entries = snap.entities_of(env)
+    for what, dc, unit in (("temperature sensor", "temperature", "°C"), ("humidity sensor", "humidity", "%")):
+        e = entity_matching(entries, snap, "sensor", device_class=dc)
+        st = snap.state(e["entity_id"]) if e else None
+        if st and st["attributes"].get("unit_of_measurement") == unit and is_number(st["state"]):
+            ok(f"Env Sensor Sim {what}", f"{e['entity_id']} = {st['state']} {unit}")
+        else:
+            fail(f"Env Sensor Sim {what}", f"want device_class {dc}, unit {unit}, numeric: " +
+                 (describe(e, snap) + f" unit {st['attributes'].get('unit_of_measurement') if st else None}"
+                  if e else f"no entity among {[describe(x, snap) for x in entries]}"))
+
+
+async def check_echo(ha: HA, snap: Snapshot, args) -> None:
+    echo = snap.peripheral(ECHO)
+    entries = snap.entities_of(echo)
+    text = entity_matching(entries, snap, "text", name="write")
+    if text is None:
+        fail("Echo Sim text entity", f"no text entity named like 'write' among {[describe(e, snap) for e in entries]}")
+        return
+    before = len(writes_log(args.work))
+    try:
+        await ha.call("call_service", domain="text", service="set_value",
+                      target={"entity_id": text["entity_id"]}, service_data={"value": "cafe01"})
+    except RuntimeError as error:
+        fail("Echo Sim text entity", f"text.set_value on {text['entity_id']}: {error}")
+        return
+
+    async def written():
+        return [w for w in writes_log(args.work)[before:] if w[0] == ECHO and w[1] == ECHO_WRITE_UUID]
+
+    got = await wait_for(written, 10)
+    if got and got[0][2] == "cafe01":
+        ok("Echo Sim text entity", f"{text['entity_id']} set to cafe01 -> bluez-sim wrote cafe01 to 5e1f0002")
+    else:
+        fail("Echo Sim text entity", f"text.set_value cafe01 on {text['entity_id']}: bluez-sim writes {got}")
+
+
+async def discovery_configs(ha: HA, snap: Snapshot) -> dict[str, dict]:
+    """entity_id -> {"topic": discovery topic, "payload": its config} of the peripherals' loaded
+    entities (mqtt/device/debug_info)."""
+    out = {}
+    for address in PERIPHERALS:
+        dev = snap.peripheral(address)
+        if dev is None:
+            continue
+        try:
+            info = await ha.call("mqtt/device/debug_info", device_id=dev["id"])
+        except RuntimeError:
+            continue
+        for ent in info.get("entities", []):
+            data = ent.get("discovery_data") or {}
+            payload = data.get("payload")
+            if isinstance(payload, str):
+                try:
+                    payload = json.loads(payload)
+                except ValueError:
+                    payload = {}
+            out[ent["entity_id"]] = {"topic": data.get("topic"), "payload": payload or {}}
+    return out
+
+
+def stateful_entities(snap: Snapshot, configs: dict[str, dict]) -> list:
+    """Enabled entities of the three peripherals that have a state topic (by their discovery
+    config; without it: every sensor, binary_sensor and text)."""
+    out = []
+    for address in PERIPHERALS:
+        for e in snap.entities_of(snap.peripheral(address)):
+            if e.get("disabled_by") is not None:
+                continue
+            config = configs.get(e["entity_id"])
+            if config is not None:
+                if config["payload"].get("state_topic") or config["payload"].get("stat_t"):
+                    out.append(e)
+            elif platform_of(e) in ("sensor", "binary_sensor", "text"):
+                out.append(e)
+    return out
+
+
+async def phase_bridge_stopped(args, session) -> None:
+    ha = await connect(args, session)
+    t0 = time.monotonic()
+
+    async def all_unavailable():
+        snap = await ha.snapshot()
+        entries = [e for address in PERIPHERALS for e in snap.entities_of(snap.peripheral(address))
+                   if e.get("disabled_by") is None]
+        pending = [describe(e, snap) for e in entries
+                   if (snap.state(e["entity_id"]) or {}).get("state") != "unavailable"]
+        return snap, entries, pending
+
+    snap, entries, pending = await all_unavailable()
+    while pending and time.monotonic() - t0 < 15:
+        await asyncio.sleep(0.5)
+        snap, entries, pending = await all_unavailable()
+    if entries and not pending:
+        ok("peripheral entities unavailable after SIGTERM to the bridge",
+           f"{len(entries)} entities, within {time.monotonic() - t0:.1f} s")
+    else:
+        fail("peripheral entities unavailable after SIGTERM to the bridge",
+             f"after 15 s still available: {pending}" if entries else "no entities")
+    bridge = snap.bridge()
+    conn = entity_matching(snap.entities_of(bridge), snap, "binary_sensor", device_class="connectivity")
+    st = snap.state(conn["entity_id"]) if conn else None
+    if st and st["state"] == "off":
+        ok("bridge connectivity binary_sensor off after SIGTERM", conn["entity_id"])
+    else:
+        fail("bridge connectivity binary_sensor off after SIGTERM", describe(conn, snap) if conn else "no entity")
+    await ha.close()
+
+
+async def wait_states(ha: HA, timeout: float):
+    """Waits until every stateful peripheral entity has a real state; (snapshot, entries, missing, seconds)."""
+    t0 = time.monotonic()
+    while True:
+        snap = await ha.snapshot()
+        # (after an HA restart the entities load one by one: their configs are read every time)
+        configs = await discovery_configs(ha, snap)
+        entries = stateful_entities(snap, configs)
+        missing = [describe(e, snap) for e in entries
+                   if (snap.state(e["entity_id"]) or {}).get("state") in (None, "unknown", "unavailable")]
+        if (entries and not missing) or time.monotonic() - t0 > timeout:
+            return snap, entries, missing, time.monotonic() - t0
+        await asyncio.sleep(0.5)
+
+
+async def phase_bridge_started(args, session) -> None:
+    ha = await connect(args, session)
+    snap, entries, missing, took = await wait_states(ha, 30)
+    if entries and not missing:
+        ok("peripheral entities back with values after the bridge restarted",
+           f"{len(entries)} entities within {took:.1f} s")
+    else:
+        fail("peripheral entities back with values after the bridge restarted",
+             f"after {took:.0f} s: {missing}" if entries else "no entities")
+    bridge = snap.bridge()
+    conn = entity_matching(snap.entities_of(bridge), snap, "binary_sensor", device_class="connectivity")
+    st = snap.state(conn["entity_id"]) if conn else None
+    if st and st["state"] == "on":
+        ok("bridge connectivity binary_sensor on again", conn["entity_id"])
+    else:
+        fail("bridge connectivity binary_sensor on again", describe(conn, snap) if conn else "no entity")
+    await ha.close()
+
+
+async def phase_ha_restarted(args, session) -> None:
+    waited = await wait_api(session, args.url, args.timeout)
+    ha = await connect(args, session)
+    # Wait for the MQTT config entry to be loaded, then give the entities 20 s.
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 60:
+        entries = await ha.call("config_entries/get", domain="mqtt")
+        if entries and entries[0].get("state") == "loaded":
+            break
+        await asyncio.sleep(0.5)
+    loaded = time.monotonic() - t0
+    snap, entries, missing, took = await wait_states(ha, 20)
+    if entries and not missing:
+        ok("every entity has a state again after HA restarted",
+           f"{len(entries)} entities within {took:.1f} s of MQTT being loaded "
+           f"(API up after {waited:.0f} s, MQTT loaded {loaded:.1f} s later)")
+    else:
+        fail("every entity has a state again after HA restarted",
+             f"20 s after MQTT was loaded: {missing}" if entries else "no entities")
+    await ha.close()
+
+
+def phase_log(files: list[str]) -> None:
+    bad = []
+    level = re.compile(r"\b(WARNING|ERROR|CRITICAL)\b")
+    for name in files:
+        try:
+            lines = Path(name).read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        # A logged exception continues on the following lines: count them with their record.
+        current = None
+        for line in lines:
+            if re.match(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", line):
+                current = line if level.search(line) else None
+                if current and "mqtt" in line.lower():
+                    bad.append(f"{Path(name).name}: {line}")
+            elif current and "mqtt" in line.lower() and "mqtt" not in current.lower():
+                bad.append(f"{Path(name).name}: {current} | {line.strip()}")
+    if bad:
+        fail("no WARNING/ERROR about mqtt in HA's log", f"{len(bad)} lines:\n" + "\n".join(bad[:40]))
+    else:
+        ok("no WARNING/ERROR about mqtt in HA's log")
+
+
+LEGACY_UID = "ble_c8123456789a_180d_heart_rate"
+
+
+async def phase_legacy_before(args, session) -> None:
+    """Before the bridge runs: the per-entity config an earlier version left retained made an entity."""
+    ha = await connect(args, session)
+    entry = None
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 30:
+        entities = await ha.call("config/entity_registry/list")
+        entry = next((e for e in entities if e.get("unique_id") == LEGACY_UID), None)
+        if entry:
+            break
+        await asyncio.sleep(0.5)
+    await ha.close()
+    if not entry:
+        fail("the earlier version's heart rate entity exists", f"no entity with unique_id {LEGACY_UID} after 30 s")
+        return
+    state = json.load(open(args.state)) if os.path.exists(args.state) else {}
+    state["legacy_entity_id"] = entry["entity_id"]
+    json.dump(state, open(args.state, "w"))
+    ok("the earlier version's heart rate entity exists", entry["entity_id"])
+
+
+async def phase_legacy_after(args, session) -> None:
+    """After the bridge took over: the same entity (same entity_id), now in the device-based config."""
+    state = json.load(open(args.state)) if os.path.exists(args.state) else {}
+    before = state.get("legacy_entity_id")
+    ha = await connect(args, session)
+    entities = await ha.call("config/entity_registry/list")
+    devices = await ha.call("config/device_registry/list")
+    await ha.close()
+    matching = [e for e in entities if e.get("unique_id") == LEGACY_UID]
+    if len(matching) != 1:
+        fail("upgrade keeps the heart rate entity", f"{len(matching)} entities with unique_id {LEGACY_UID}")
+        return
+    entry = matching[0]
+    device = next((d for d in devices if d["id"] == entry.get("device_id")), None)
+    via = next((d for d in devices if device and d["id"] == device.get("via_device_id")), None)
+    if before and entry["entity_id"] != before:
+        fail("upgrade keeps the heart rate entity", f"entity id changed: {before} -> {entry['entity_id']}")
+    elif not via or "ble_mqtt_bridge_ha-check-bridge" not in str(via.get("identifiers")):
+        fail("upgrade keeps the heart rate entity", f"not on a device via the bridge device: {short(device)}")
+    else:
+        ok("upgrade keeps the heart rate entity", f"{entry['entity_id']}, now in the device-based config")
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("phase")
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--state", required=True)
+    parser.add_argument("--mqtt-port", type=int, required=True)
+    parser.add_argument("--work", default="/check")
+    parser.add_argument("--timeout", type=float, default=300)
+    args = parser.parse_args()
+    if args.phase == "log":
+        phase_log(args.files)
+        return 1 if failures else 0
+    phases = {"setup": phase_setup, "discovery": phase_discovery, "bridge-stopped": phase_bridge_stopped,
+              "bridge-started": phase_bridge_started, "ha-restarted": phase_ha_restarted,
+              "legacy-before": phase_legacy_before, "legacy-after": phase_legacy_after}
+    async with aiohttp.ClientSession() as session:
+        try:
+            await phases[args.phase](args, session)
+        except (RuntimeError, TimeoutError, aiohttp.ClientError, asyncio.TimeoutError, OSError) as error:
+            fail(args.phase, f"{type(error).__name__}: {error}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
