@@ -48,13 +48,20 @@ final class AdvertisementSession {
     /// Runs until ``SessionInput/stop``.
     func run() async {
         // The advertisement that made BlueZ create the device object came with InterfacesAdded,
-        // not as a change: hand what the tree holds to the router first.
-        if let dev = ctx.central.withTree({ $0.device(device.path) }), !(dev.serviceData.isEmpty && dev.manufacturerData.isEmpty) {
+        // not as a change: hand what the tree holds to the router first, if it is from this scan
+        // (BlueZ drops `RSSI` when discovery stops; data without it is an old scan's).
+        if let dev = ctx.central.withTree({ $0.device(device.path) }), dev.rssi != nil,
+           !(dev.serviceData.isEmpty && dev.manufacturerData.isEmpty)
+        {
             router.handle(BlueZAdvertisement(
                 path: device.path, address: dev.address, rssi: dev.rssi, serviceData: dev.serviceData,
                 manufacturerData: dev.manufacturerData, dataChanged: true))
         }
-        ctx.broker.publish(ctx.topics.availability(device: device.segment), text: "offline", retain: true)
+        if router.seen(path: device.path).online {
+            setAvailable(true)
+        } else {
+            ctx.broker.publish(ctx.topics.availability(device: device.segment), text: "offline", retain: true)
+        }
         while true {
             let deadline = available ? router.seen(path: device.path).last?.advanced(by: timeout) : nil
             switch await mailbox.receive(until: deadline, clock: ctx.clock) {
