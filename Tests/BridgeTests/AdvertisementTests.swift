@@ -141,4 +141,30 @@ import Testing
         #expect(temperature["state_topic"]?.stringValue == "ble/living_room/advertisement")
         #expect(config["components"]?["adv_battery"]?["device_class"]?.stringValue == "battery")
     }
+
+    @Test("BlueZ dropping a quiet advertiser's object does not end it: its next advertisement is published, availability follows the timeout")
+    func temporaryDeviceRemoved() async throws {
+        let h = try RuntimeHarness(RuntimeHarness.base + """
+
+            devices:
+              - match: { address: "\(Self.address)" }
+                name: living_room
+                connection: advertisement
+                advertisement: { timeout: 60s }
+            """)
+        let dev = Self.advertiser(h)
+        try await h.run {
+            try await h.eventually("the session") { h.runtime.context.registry.entry(segment: "living_room") != nil }
+            h.central.advertise(dev, serviceData: ["181a": Self.pvvx(counter: 1)])
+            try await h.eventually("the first packet") { h.broker.texts("ble/living_room/advertisement").count == 1 }
+            h.central.dropObject(dev)
+            try await h.advance(.seconds(35))
+            #expect(h.broker.last("ble/living_room/availability") == "online", "within the timeout")
+            #expect(h.runtime.context.registry.entry(segment: "living_room") != nil, "the session goes on")
+            // The device advertises again: BlueZ creates the object anew at the same path.
+            _ = Self.advertiser(h)
+            h.central.advertise(dev, serviceData: ["181a": Self.pvvx(counter: 2)])
+            try await h.eventually("the next packet") { h.broker.texts("ble/living_room/advertisement").count == 2 }
+        }
+    }
 }

@@ -122,6 +122,12 @@ final class FakeCentral: BluetoothCentral {
         setProperties(device, BlueZ.device, ["Connected": .bool(false)])
     }
 
+    /// BlueZ drops a device object (a temporary device that went quiet).
+    func dropObject(_ path: String) {
+        state.withLock { $0.tree.interfacesRemoved(path: path, interfaces: [BlueZ.device]) }
+        continuation.yield(.interfacesRemoved(path: path, interfaces: [BlueZ.device]))
+    }
+
     func announce() { continuation.yield(.serviceAvailable) }
     func finishEvents() { continuation.finish() }
 
