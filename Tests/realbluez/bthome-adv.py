@@ -113,7 +113,7 @@ def advertise(a):
         for i in range(a.instances):
             ad = Advertisement('/org/bluez/rbtest/bthome%d_%d' % (state['gen'], i), data)
             try:
-                manager.RegisterAdvertisement(ad.path, {})
+                manager.RegisterAdvertisement(ad.path, dbus.Dictionary({}, signature='sv'))
                 state['ads'].append(ad)
                 n += 1
             except dbus.DBusException as e:

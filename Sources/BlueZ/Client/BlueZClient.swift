@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 import Logging
 import Synchronization
@@ -13,8 +14,10 @@ public final class BlueZClient: Sendable {
     /// the `Value` updates after reads): the characteristic path and the bytes.
     public typealias ValueHandler = @Sendable (_ path: String, _ value: [UInt8]) -> Void
     /// Called for every `Device1` change of `RSSI`, `ServiceData` or `ManufacturerData` (each
-    /// advertisement BlueZ reports while discovering), from the D-Bus signal task.
-    public typealias AdvertisementHandler = @Sendable (BlueZAdvertisement) -> Void
+    /// advertisement BlueZ reports while discovering), from the D-Bus signal task. Returns true
+    /// when it took the report whole: a change of nothing else then yields no ``events`` entry
+    /// (at 1,000 advertisements/s the event consumer would do nothing but skip them).
+    public typealias AdvertisementHandler = @Sendable (BlueZAdvertisement) -> Bool
 
     private struct State {
         var tree = BlueZObjectTree()
@@ -167,14 +170,23 @@ public final class BlueZClient: Sendable {
                 let names = (s.arguments[1].dictEntries ?? []).compactMap { $0.key.string } + invalidated
                 guard iface == BlueZ.device, let handler = st.advertisementHandler else { return (names, nil, nil) }
                 let data = names.contains("ServiceData") || names.contains("ManufacturerData")
-                guard data || names.contains("RSSI"), let device = st.tree.device(s.path) else { return (names, nil, nil) }
+                // Only what an advertisement needs (not a whole BlueZDevice: UUIDs, names, ...).
+                guard data || names.contains("RSSI"),
+                      let p = st.tree.properties(path: s.path, interface: BlueZ.device),
+                      let address = p["Address"]?.string.flatMap({ BluetoothAddress($0) })
+                else { return (names, nil, nil) }
                 let report = BlueZAdvertisement(
-                    path: s.path, address: device.address, rssi: device.rssi, serviceData: device.serviceData,
-                    manufacturerData: device.manufacturerData, dataChanged: data)
+                    path: s.path, address: address, rssi: p["RSSI"]?.int,
+                    serviceData: BlueZDevice.serviceData(p["ServiceData"]),
+                    manufacturerData: BlueZDevice.manufacturerData(p["ManufacturerData"]), dataChanged: data)
                 return (names, report, handler)
             }
             // Advertisements take the values' path: decoded and published from here.
-            if let advertisement, let handler { handler(advertisement) }
+            if let advertisement, let handler, handler(advertisement),
+               names.allSatisfy({ $0 == "RSSI" || $0 == "ServiceData" || $0 == "ManufacturerData" })
+            {
+                return
+            }
             eventContinuation.yield(.propertiesChanged(path: s.path, interface: iface, changed: names))
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
             guard s.arguments.count == 2, let path = s.arguments[0].string else { return }

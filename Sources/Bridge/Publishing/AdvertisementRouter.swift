@@ -68,8 +68,14 @@ final class AdvertisementRouter: Sendable {
     /// Frames of the device rejected so far.
     func rejected(path: String) -> UInt64 { routes.withLock { $0[path]?.rejected ?? 0 } }
 
-    /// An advertisement from BlueZ.
-    func handle(_ ad: BlueZAdvertisement) {
+    /// When an advertisement of any advertisement device last came (the scan watchdog's sign of
+    /// life, as these reports do not reach the supervisor).
+    var lastAdvertisement: BridgeInstant? { lastAny.withLock { $0 } }
+    private let lastAny = Mutex<BridgeInstant?>(nil)
+
+    /// An advertisement from BlueZ; false when it is not an advertisement device's.
+    @discardableResult
+    func handle(_ ad: BlueZAdvertisement) -> Bool {
         let now = clock.now
         guard
             let (route, cameOnline) = routes.withLock({ all -> (Route, Bool)? in
@@ -81,10 +87,11 @@ final class AdvertisementRouter: Sendable {
                 all[ad.path] = r
                 return (r, came)
             })
-        else { return }
+        else { return false }
+        lastAny.withLock { $0 = now }
         if cameOnline { route.mailbox.send(.advertised) }
         guard ad.dataChanged || route.lastPacket == nil, !(ad.serviceData.isEmpty && ad.manufacturerData.isEmpty) else {
-            return
+            return true
         }
         let frame = AdvertisementFrame(address: ad.address, serviceData: ad.serviceData, manufacturerData: ad.manufacturerData)
         var decoded: DecodedAdvertisement?
@@ -96,7 +103,7 @@ final class AdvertisementRouter: Sendable {
         case .failure(let error):
             routes.withLock { $0[ad.path]?.rejected &+= 1 }
             logger.debug("\(ad.address): advertisement dropped: \(error)")
-            return
+            return true
         }
         let key: PacketKey = decoded.flatMap { d in d.packetID.map { .id(decoder: d.decoder, $0) } }
             ?? .data(ad.serviceData, ad.manufacturerData)
@@ -122,14 +129,14 @@ final class AdvertisementRouter: Sendable {
         }
         switch verdict {
         case .repeated:
-            return
+            break
         case .replayed:
             logger.debug("\(ad.address): encrypted BTHome frame with a counter that did not increase: dropped")
-            return
         case .publish(let newValues):
             values.publish(topic: route.topic, payload: Self.payload(ad, decoded), device: route.segment)
             if newValues { route.mailbox.send(.advertised) }
         }
+        return true
     }
 
     /// The advertisement payload (SPEC §7).

@@ -198,7 +198,8 @@ extension Supervisor {
         let entries = ctx.registry.all
         let online = Set(entries.filter(\.available).map(\.address.description))
         let missing = entries.isEmpty || entries.contains { !$0.available } || !wanted.isSubset(of: online)
-        guard missing, discovery.lastAdvertisement.duration(to: now) > period else { return }
+        let last = max(discovery.lastAdvertisement, ctx.advertisements.lastAdvertisement ?? discovery.lastAdvertisement)
+        guard missing, last.duration(to: now) > period else { return }
         logger.warning("scan watchdog: no advertisement for \(period) while peripherals are missing; restarting the scan")
         discovery.lastAdvertisement = now
         discovery.ours = false

@@ -167,7 +167,7 @@ final class FakeCentral: BluetoothCentral {
                 s.advertisementHandler
             )
         }
-        if let report { handler?(report) }
+        if let report, let handler, handler(report) { return }
         continuation.yield(.propertiesChanged(path: device, interface: BlueZ.device, changed: Array(changed.keys)))
     }
 
