@@ -236,5 +236,6 @@ import Testing
         #expect(rssi["state_topic"]?.stringValue == "ble/porch/advertisement", "advertisements carry their RSSI")
         #expect(HomeAssistantEntities.baseName("pm2_5") == "pm2", "only used for a table lookup")
         #expect(HomeAssistantEntities.baseName("button_12") == "button")
+        #expect(HomeAssistantEntities.jinjaEscaped(#"it's a\b"#) == #"it\'s a\\b"#)
     }
 }

@@ -26,7 +26,7 @@ extension HomeAssistantEntities {
             let sample = advertised.values[key]!
             let base = Self.baseName(key)
             let object = "adv_" + HomeAssistantDiscovery.sanitize(key)
-            let quoted = "'" + key.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
+            let quoted = "'" + Self.jinjaEscaped(key) + "'"
             let values = "{% set v = value_json.get('values', {}) if value_json is mapping else {} %}"
             switch sample {
             case .bool:
@@ -73,6 +73,16 @@ extension HomeAssistantEntities {
                 continue  // objects and arrays (raw BTHome data) stay in the payload
             }
         }
+    }
+
+    /// `text` for a single-quoted Jinja string literal.
+    static func jinjaEscaped(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            if c == "\\" || c == "'" { out.append("\\") }
+            out.append(c)
+        }
+        return out
     }
 
     /// `button_2` → `button`: repeated objects of one kind are numbered from the second.

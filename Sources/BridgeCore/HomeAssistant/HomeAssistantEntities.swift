@@ -47,7 +47,7 @@ struct HomeAssistantEntities {
             var rssi = entity("sensor", object: "rssi", name: kind.name)
             apply(kind, to: &rssi)
             rssi.append("state_topic", .string(topics.bridgeHealth))
-            let key = peripheral.device.replacing("\\", with: "\\\\").replacing("'", with: "\\'")
+            let key = Self.jinjaEscaped(peripheral.device)
             rssi.append(
                 "value_template",
                 .string(
