@@ -40,6 +40,7 @@ ECHO = "D0:5A:00:00:EC:01"
 PERIPHERALS = {POLAR: "Polar H10 Sim", ENV: "Env Sensor Sim", ECHO: "Echo Sim"}
 BRIDGE_CLIENT_ID = "ha-check-bridge"
 ECHO_WRITE_UUID = "5e1f0002-b5a3-4c1d-9e0a-ec40ec40ec40"
+ECHO_LEVEL_UUID = "5e1f0003-b5a3-4c1d-9e0a-ec40ec40ec40"
 
 # Device Information (180A) characteristics -> what HA's device registry could show them as.
 DIS_FIELDS = {
@@ -544,6 +545,7 @@ async def phase_discovery(args, session) -> None:
     await check_polar_entities(ha, snap, args)
     await check_env_entities(snap)
     await check_echo(ha, snap, args)
+    await check_echo_number(ha, snap, args)
     await ha.close()
 
 
@@ -744,6 +746,35 @@ async def check_echo(ha: HA, snap: Snapshot, args) -> None:
         ok("Echo Sim text entity", f"{text['entity_id']} set to cafe01 -> bluez-sim wrote cafe01 to 5e1f0002")
     else:
         fail("Echo Sim text entity", f"text.set_value cafe01 on {text['entity_id']}: bluez-sim writes {got}")
+
+
+async def check_echo_number(ha: HA, snap: Snapshot, args) -> None:
+    """5e1f0003 (write without response) configured as uint8: a number entity, 0..255."""
+    entries = snap.entities_of(snap.peripheral(ECHO))
+    number = entity_matching(entries, snap, "number", name="level")
+    if number is None:
+        fail("Echo Sim number entity", f"no number entity named like 'level' among {[describe(e, snap) for e in entries]}")
+        return
+    attributes = (snap.state(number["entity_id"]) or {}).get("attributes", {})
+    if attributes.get("min") != 0 or attributes.get("max") != 255:
+        fail("Echo Sim number entity", f"range {attributes.get('min')}..{attributes.get('max')}, expected 0..255")
+        return
+    before = len(writes_log(args.work))
+    try:
+        await ha.call("call_service", domain="number", service="set_value",
+                      target={"entity_id": number["entity_id"]}, service_data={"value": 42})
+    except RuntimeError as error:
+        fail("Echo Sim number entity", f"number.set_value on {number['entity_id']}: {error}")
+        return
+
+    async def written():
+        return [w for w in writes_log(args.work)[before:] if w[0] == ECHO and w[1] == ECHO_LEVEL_UUID]
+
+    got = await wait_for(written, 10)
+    if got and got[0][2] == "2a":
+        ok("Echo Sim number entity", f"{number['entity_id']} (0..255) set to 42 -> bluez-sim wrote 2a to 5e1f0003")
+    else:
+        fail("Echo Sim number entity", f"number.set_value 42 on {number['entity_id']}: bluez-sim writes {got}")
 
 
 async def discovery_configs(ha: HA, snap: Snapshot) -> dict[str, dict]:
