@@ -49,7 +49,7 @@ struct BluezSimCommand: AsyncParsableCommand {
     var noControl = false
 
     @Flag(name: .customLong("experimental"),
-          help: "Offer the experimental Adapter1.ConnectDevice (bluetoothd -E); without it the method does not exist.")
+          help: "Offer what bluetoothd -E offers: Adapter1.ConnectDevice and AdvertisementMonitorManager1 (passive scanning); without it neither exists.")
     var experimental = false
 
     func validate() throws {

@@ -167,4 +167,27 @@ import Testing
             try await h.eventually("the next packet") { h.broker.texts("ble/living_room/advertisement").count == 2 }
         }
     }
+
+    @Test("an adapter offering AdvertisementMonitorManager1: a monitor for fcd2 and 181a, and no scan for advertisement devices")
+    func passiveMonitor() async throws {
+        let h = try RuntimeHarness(RuntimeHarness.base + """
+
+            devices:
+              - match: { address: "\(Self.address)" }
+                name: living_room
+                connection: advertisement
+            """)
+        h.central.add(path: FakeCentral.adapter, BlueZClient.monitorManagerInterface, ["SupportedMonitorTypes": .stringArray(["or_patterns"])])
+        let dev = Self.advertiser(h)
+        try await h.run {
+            try await h.eventually("the monitor") { !h.central.calls("RegisterMonitor").isEmpty }
+            try await h.advance(.seconds(2))
+            h.central.advertise(dev, serviceData: ["181a": Self.pvvx(counter: 4)])
+            try await h.eventually("the packet") { h.broker.texts("ble/living_room/advertisement").count == 1 }
+        }
+        let monitor = try #require(h.central.calls("RegisterMonitor").first)
+        #expect(monitor.bytes == [0x16, 0xD2, 0xFC, 0x16, 0x1A, 0x18], "service data fcd2 and 181a: \(monitor)")
+        // Discovery may have started before the monitor was active; then it stopped.
+        #expect(h.central.calls("StartDiscovery").count <= h.central.calls("StopDiscovery").count)
+    }
 }

@@ -107,4 +107,48 @@ struct AdvertisementIntegrationTests {
             #expect(!harness.observer.all.contains { $0.topic.hasPrefix("ble/7a1122334455/") })
         }
     }
+
+    @Test("passive scanning: with AdvertisementMonitorManager1 (bluetoothd -E) the scan stops and advertisements keep coming")
+    func passiveMonitor() async throws {
+        var options = Self.options(
+            bluetooth: "  advertisements: off",
+            devices: """
+                  - { match: { address: "\(Self.pvvx)" }, name: pvvx, connection: advertisement }
+                  - match: { address: "\(Self.encrypted)" }
+                    name: secret
+                    connection: advertisement
+                    advertisement: { bindkey: "\(Self.bindkey)" }
+                """)
+        let base = options.config
+        options.config = { port in base(port) + "\nhealth: { interval: 1s }\n" }
+        options.simulatorArguments = ["--experimental"]
+        try await Harness.with(options) { harness in
+            _ = try await harness.waitForBridgeLog(timeout: .seconds(15), "the monitor") {
+                $0.contains("advertisement monitor registered")
+            }
+            // The scan stops (nothing else is wanted); bridge/health says so.
+            let quiet = try await harness.waitFor("ble/bridge/health", timeout: .seconds(15)) { Self.discovering($0) == false }
+            let start = quiet.index
+            // Advertisements keep coming without it.
+            for device in ["pvvx", "secret"] {
+                _ = try await harness.waitFor("ble/\(device)/advertisement", after: start, timeout: .seconds(10)) { _ in
+                    Self.count(harness, "ble/\(device)/advertisement", after: start) >= 3
+                }
+            }
+            let scanned = Self.scanned(harness, after: start)
+            #expect(!scanned, "no scan while the monitor works")
+        }
+    }
+
+    static func discovering(_ message: MQTTMessage) -> Bool? {
+        (message.object?["bluez"] as? [String: Any]).flatMap { JSON.bool($0["discovering"]) }
+    }
+
+    static func scanned(_ harness: Harness, after index: Int) -> Bool {
+        harness.observer.messages("ble/bridge/health").contains { $0.index > index && discovering($0) != false }
+    }
+
+    static func count(_ harness: Harness, _ topic: String, after index: Int) -> Int {
+        harness.observer.messages(topic).filter { $0.index > index }.count
+    }
 }

@@ -86,7 +86,10 @@ def advertise(a):
         def Release(self):
             say('released %s' % self.path)
 
-    state = {'ads': [], 'data': None, 'gen': 0}
+    # Every call to bluetoothd is asynchronous: RegisterAdvertisement makes bluetoothd call
+    # our GetAll, which a blocking call would leave unanswered (the registration then
+    # times out and bluetoothd advertises without our data).
+    state = {'ads': [], 'data': None, 'gen': 0, 'busy': False, 'want': None}
 
     def active():
         try:
@@ -95,33 +98,59 @@ def advertise(a):
         except dbus.DBusException as e:
             return 'unknown (%s)' % e.get_dbus_name()
 
-    def unregister():
-        for ad in state['ads']:
-            try:
-                manager.UnregisterAdvertisement(ad)
-            except dbus.DBusException as e:
-                say('unregister %s failed: %s' % (ad.path, e))
-            ad.remove_from_connection()
-        if state['ads']:
-            say('unregistered')
-        state['ads'] = []
+    def unregister_all(then):
+        ads, state['ads'] = state['ads'], []
+        if not ads:
+            then()
+            return
+        left = [len(ads)]
 
-    def register(data):
-        unregister()
+        def done(ad, err=None):
+            if err is not None:
+                say('unregister %s failed: %s' % (ad.path, err))
+            ad.remove_from_connection()
+            left[0] -= 1
+            if left[0] == 0:
+                say('unregistered %d instance(s)' % len(ads))
+                then()
+        for ad in ads:
+            manager.UnregisterAdvertisement(ad.path, reply_handler=lambda ad=ad: done(ad),
+                                            error_handler=lambda e, ad=ad: done(ad, e))
+
+    def register_all(data, then):
         state['gen'] += 1
-        n = 0
-        for i in range(a.instances):
-            ad = Advertisement('/org/bluez/rbtest/bthome%d_%d' % (state['gen'], i), data)
-            try:
-                manager.RegisterAdvertisement(ad.path, dbus.Dictionary({}, signature='sv'))
+        gen = state['gen']
+
+        def one(i):
+            if i == a.instances:
+                say('registered %d instance(s) data %s' % (len(state['ads']), data.hex()))
+                say('ActiveInstances=%s' % active())
+                then()
+                return
+            ad = Advertisement('/org/bluez/rbtest/bthome%d_%d' % (gen, i), data)
+
+            def ok():
                 state['ads'].append(ad)
-                n += 1
-            except dbus.DBusException as e:
+                one(i + 1)
+
+            def err(e):
                 ad.remove_from_connection()
                 say('register failed: %s: %s' % (e.get_dbus_name(), e.get_dbus_message()))
-                break
-        say('registered %d instance(s) data %s' % (n, data.hex()))
-        say('ActiveInstances=%s' % active())
+                one(a.instances)
+            manager.RegisterAdvertisement(ad.path, dbus.Dictionary({}, signature='sv'),
+                                          reply_handler=ok, error_handler=err)
+        one(0)
+
+    def apply():
+        # one change at a time; the latest data wins
+        if state['busy'] or state['want'] is None:
+            return
+        data, state['want'], state['busy'] = state['want'], None, True
+
+        def finished():
+            state['busy'] = False
+            apply()
+        unregister_all(lambda: register_all(data, finished))
 
     def poll():
         try:
@@ -131,24 +160,27 @@ def advertise(a):
         if text and text != state['data']:
             state['data'] = text
             try:
-                data = bytes.fromhex(text)
+                state['want'] = bytes.fromhex(text)
             except ValueError:
                 say('bad hex in %s: %r' % (a.file, text))
                 return True
-            register(data)
+            apply()
         return True
 
     loop = GLib.MainLoop()
 
-    def stop(*_):
-        loop.quit()
+    def stop():
+        say('signal: stopping')
+        # quit once the advertisements are gone (bluetoothd would drop them anyway when we exit)
+        GLib.timeout_add(3000, loop.quit)
+        unregister_all(loop.quit)
+        return False
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    poll()
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, stop)
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGINT, stop)
+    GLib.idle_add(lambda: poll() and False)
     GLib.timeout_add(200, poll)
     loop.run()
-    unregister()
     say('stopped')
 
 

@@ -26,11 +26,13 @@ public final class BlueZClient: Sendable {
         var subscriptions: [DBusConnection.SignalSubscription] = []
         var valueHandler: ValueHandler?
         var advertisementHandler: AdvertisementHandler?
+        /// The exported advertisement monitor (BlueZClient+Monitor), kept while the client lives.
+        var monitorServer: DBusObjectServer?
     }
 
     /// The D-Bus connection.
     public let connection: DBusConnection
-    private let logger: Logger
+    let logger: Logger
     private let state: Mutex<State>
     private let eventContinuation: AsyncStream<BlueZEvent>.Continuation
     /// Changes, in order. One consumer.
@@ -50,6 +52,10 @@ public final class BlueZClient: Sendable {
     /// Sets the handler of characteristic values.
     public func setValueHandler(_ handler: ValueHandler?) {
         state.withLock { $0.valueHandler = handler }
+    }
+
+    func keepMonitorServer(_ server: DBusObjectServer) {
+        state.withLock { $0.monitorServer = server }
     }
 
     /// Sets the handler of advertisements.

@@ -122,9 +122,10 @@ extension Simulator {
     }
 
     /// One advertisement of `d` received by `a`: creates the device object or updates its RSSI.
-    func advertisement(_ d: SimulatedDevice, adapter a: SimulatedAdapter) {
+    /// `passive`: seen by an advertisement monitor, not a discovery session (no filter applies).
+    func advertisement(_ d: SimulatedDevice, adapter a: SimulatedAdapter, passive: Bool = false) {
         let rssi = d.nextRSSI()
-        guard a.accepts(d.spec, rssi: rssi) else { return }
+        guard passive || a.accepts(d.spec, rssi: rssi) else { return }
         d.lastSeen = clock.now
         if !d.exported {
             exportDevice(d, rssi: rssi)

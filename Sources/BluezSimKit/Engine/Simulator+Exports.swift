@@ -77,7 +77,9 @@ extension Simulator {
             "Modalias": .string("usb:v1D6Bp0246d0542"),
             "Roles": .stringArray(["central", "peripheral"]),
         ]
-        return [
+        // bluetoothd 5.66 offers passive scanning only with --experimental.
+        let monitors = options.connectDevice ? [monitorManagerInterface(a)] : []
+        return monitors + [
             DBusInterfaceExport(name: BluezNames.adapter, properties: properties, methods: methods,
                                 setProperty: { [weak self] path, name, value throws(DBusError) in
                                     try Self.checkAdapterProperty(name: name, value: value)

@@ -191,6 +191,7 @@ public actor Simulator {
             }
         }
         agents[uniqueName] = nil
+        dropMonitors(of: uniqueName)
     }
 
     // MARK: - Helpers

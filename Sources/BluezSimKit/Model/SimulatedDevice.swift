@@ -131,6 +131,10 @@ final class SimulatedAdapter {
     var stallNextDiscovery = false
     /// `StartDiscovery` calls that started a session.
     var discoveryStarts: UInt64 = 0
+    /// Registered advertisement monitor applications, by "<sender> <root>".
+    var monitorApps: [String: AdvertisementMonitorApp] = [:]
+    /// Bumped when monitoring starts or ends.
+    var monitorGeneration: UInt64 = 0
 
     init(spec: AdapterSpec) {
         self.spec = spec

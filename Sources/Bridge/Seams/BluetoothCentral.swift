@@ -24,6 +24,8 @@ public protocol BluetoothCentral: Sendable {
 
     func setProperty(_ path: String, interface: String, name: String, value: DBusValue) async throws(BlueZError)
     func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool) async throws(BlueZError)
+    /// Passive scanning: registers an advertisement monitor with these or-patterns.
+    func registerAdvertisementMonitor(adapter: String, patterns: [BlueZClient.MonitorPattern]) async throws(BlueZError)
     func startDiscovery(adapter: String) async throws(BlueZError)
     func stopDiscovery(adapter: String) async throws(BlueZError)
     func removeDevice(adapter: String, device: String) async throws(BlueZError)

@@ -12,6 +12,18 @@ struct DiscoveryState: Sendable {
     var retryAt: BridgeInstant?
     var watchdogAt: BridgeInstant?
     var lastAdvertisement = BridgeInstant(offset: .zero)
+    /// Passive scanning through an advertisement monitor.
+    var monitor = MonitorState.off
+
+    enum MonitorState: Sendable, Equatable {
+        /// Not offered (BlueZ without `--experimental`), not needed, or not tried yet.
+        case off
+        case registering
+        /// Advertisements of decodable sensors arrive without a scan.
+        case active
+        /// `RegisterMonitor` failed: active scanning, as without it.
+        case failed
+    }
 }
 
 extension Supervisor {
@@ -50,11 +62,50 @@ extension Supervisor {
         for dev in central.withTree({ $0.devices(adapter: adapterPath) }) { consider(dev.path, &group) }
         discovery.wanted = true
         discovery.watchdogAt = now.advanced(by: watchdogPeriod / 4)
+        registerMonitorIfOffered(&group)
         ensureDiscovery(&group)
+    }
+
+    // MARK: Passive scanning
+
+    /// The or-patterns of the monitor: the service data of every decoder (BTHome `fcd2`, pvvx and
+    /// ATC1441 `181a`).
+    static let monitorPatterns: [BlueZClient.MonitorPattern] = [.serviceData16(0xFCD2), .serviceData16(0x181A)]
+
+    /// Registers an advertisement monitor when advertisements are listened to and the adapter
+    /// offers `AdvertisementMonitorManager1` (BlueZ 5.66 only with `--experimental`); until it is
+    /// active, and if it fails, the active scan with `DuplicateData` does the work.
+    func registerMonitorIfOffered(_ group: inout DiscardingTaskGroup) {
+        guard listensToAdvertisements, discovery.monitor == .off,
+              central.withTree({ $0.properties(path: adapterPath, interface: BlueZClient.monitorManagerInterface) }) != nil
+        else { return }
+        discovery.monitor = .registering
+        let central = self.central, adapter = adapterPath, mailbox = self.mailbox, patterns = Supervisor.monitorPatterns
+        group.addTask {
+            do throws(BlueZError) {
+                try await central.registerAdvertisementMonitor(adapter: adapter, patterns: patterns)
+                mailbox.send(.monitorRegistered(error: nil))
+            } catch {
+                mailbox.send(.monitorRegistered(error: error))
+            }
+        }
+    }
+
+    func monitorRegistered(_ error: BlueZError?, _ group: inout DiscardingTaskGroup) {
+        // AlreadyExists: still registered from before the adapter went off and on again.
+        if let error, error.code != .alreadyExists {
+            discovery.monitor = .failed
+            logger.warning("RegisterMonitor failed (\(error)): scanning actively for advertisements instead")
+        } else {
+            discovery.monitor = .active
+            logger.info("advertisement monitor registered on \(config.bluetooth.adapter): broadcast sensors are heard without a scan")
+        }
+        updateDiscovery(&group)
     }
 
     func adapterLost() {
         adapterReady = false
+        discovery.monitor = .off
         discovery.wanted = false
         discovery.ours = false
         discovery.watchdogAt = nil
@@ -104,9 +155,12 @@ extension Supervisor {
     /// pattern every new advertiser may be wanted, so the scan keeps running; when every wanted
     /// peripheral is named by address and connected, it stops.
     func discoveryNeeded() -> Bool {
-        if !config.bluetooth.services.isEmpty || listensToAdvertisements { return true }
+        // With an active monitor, advertisement devices need no scan.
+        let passive = discovery.monitor == .active
+        if !config.bluetooth.services.isEmpty || (listensToAdvertisements && !passive) { return true }
         var addresses = known.addresses
         for d in config.devices {
+            if passive, case .advertisement = d.connection { continue }
             switch d.match {
             case .name: return true
             case .address(let a): addresses.insert(a.description)
@@ -175,7 +229,10 @@ extension Supervisor {
         if discoveryNeeded() {
             ensureDiscovery(&group)
         } else if discovery.ours {
-            logger.info("every wanted peripheral is connected: stopping the scan")
+            logger.info(
+                discovery.monitor == .active
+                    ? "no peripheral is missing (broadcast sensors are monitored passively): stopping the scan"
+                    : "every wanted peripheral is connected: stopping the scan")
             discovery.ours = false
             let central = self.central, adapter = adapterPath, logger = self.logger
             group.addTask {

@@ -119,6 +119,8 @@ final class Supervisor {
             if let error { logger.error("cannot power on \(config.bluetooth.adapter): \(error)") }
         case .discoveryFinished(let error):
             discoveryFinished(error, &group)
+        case .monitorRegistered(let error):
+            monitorRegistered(error, &group)
         case .stop:
             beginShutdown(&group)
         }

@@ -21,6 +21,8 @@ enum SupervisorInput: Sendable {
     case powerFinished(error: BlueZError?)
     /// `SetDiscoveryFilter` + `StartDiscovery` returned.
     case discoveryFinished(error: BlueZError?)
+    /// `RegisterMonitor` returned (passive scanning).
+    case monitorRegistered(error: BlueZError?)
     /// Shut down: publish `offline`, stop every session (bounded), stop the scan.
     case stop
 }

@@ -26,7 +26,8 @@ public final class DBusObjectServer: Sendable {
         var managers: Set<String> = []
     }
 
-    private let connection: DBusConnection
+    /// The connection the objects are exported on (also for calls back to clients).
+    public let connection: DBusConnection
     private let logger: Logger
     private let state = Mutex(State())
 

@@ -23,6 +23,10 @@ extension FakeCentral {
         _ = try await record("SetDiscoveryFilter", "\(adapter) uuids=\(uuids) duplicate=\(duplicateData)")
     }
 
+    func registerAdvertisementMonitor(adapter: String, patterns: [BlueZClient.MonitorPattern]) async throws(BlueZError) {
+        _ = try await record("RegisterMonitor", adapter, bytes: patterns.flatMap { [$0.adType] + $0.content })
+    }
+
     func startDiscovery(adapter: String) async throws(BlueZError) {
         _ = try await record("StartDiscovery", adapter)
         setProperties(adapter, BlueZ.adapter, ["Discovering": .bool(true)])
