@@ -25,7 +25,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(
             name: "DBusKit",
-            dependencies: ["CDBus", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CDBus", "BridgeBase", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "MQTT",

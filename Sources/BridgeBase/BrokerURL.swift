@@ -42,7 +42,7 @@ public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `mqtt://host[:port][/]` or `mqtts://host[:port][/]`.
     public init(parsing text: String) throws(ParseError) {
-        guard let schemeEnd = text.firstRange(of: "://") else {
+        guard let schemeEnd = text.range(ofText: "://") else {
             throw ParseError(message: "invalid broker URL '\(text)' (expected mqtt://host:port or mqtts://host:port)")
         }
         let schemeText = text[..<schemeEnd.lowerBound].lowercased()

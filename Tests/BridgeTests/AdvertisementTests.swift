@@ -190,4 +190,46 @@ import Testing
         // Discovery may have started before the monitor was active; then it stopped.
         #expect(h.central.calls("StartDiscovery").count <= h.central.calls("StopDiscovery").count)
     }
+
+    @Test("BlueZ 5.66's reports: a repeated encrypted frame is a repeat, not a replay; rotating sets publish each packet once; RSSI 127 is null")
+    func realStackReports() async throws {
+        let key: [UInt8] = try Hex.decode("231d39c1d7cc1ab1aee224cd096db932")
+        let h = try RuntimeHarness(RuntimeHarness.base + """
+
+            devices:
+              - match: { address: "\(Self.address)" }
+                name: porch
+                connection: advertisement
+                advertisement: { bindkey: "231d39c1d7cc1ab1aee224cd096db932" }
+            """)
+        let dev = Self.advertiser(h)
+        let address = try #require(BluetoothAddress(Self.address))
+        func frame(_ counter: UInt32) throws -> [UInt8] {
+            try #require(BTHomeEncoder.encryptedServiceData(
+                [BTHomeEncoder.Object(id: 0x00, raw: Int64(counter)), BTHomeEncoder.Object(id: 0x01, raw: 90)],
+                key: key, counter: counter, address: address))
+        }
+        try await h.run {
+            try await h.eventually("the session") { h.runtime.context.registry.entry(segment: "porch") != nil }
+            let first = try frame(1)
+            for _ in 0..<3 { h.central.advertise(dev, rssi: 127, serviceData: ["fcd2": first]) }
+            // Another advertisement set of the same device, then the first again, twice over.
+            for _ in 0..<2 {
+                h.central.advertise(dev, serviceData: ["9999": [0x01, 0x02]])
+                h.central.advertise(dev, serviceData: ["fcd2": first])
+            }
+            h.central.advertise(dev, serviceData: ["fcd2": try frame(2)])
+            try await h.eventually("three messages") { h.broker.texts("ble/porch/advertisement").count >= 3 }
+            try await h.advance(.seconds(1))
+            #expect(h.runtime.context.advertisements.rejected(path: dev) == 0, "repeats are not replays")
+            // A frame from before (counter 1, with other bytes): a replay.
+            h.central.advertise(dev, serviceData: ["9999": [0x03]])
+            h.central.advertise(dev, serviceData: ["fcd2": first])
+            try await h.eventually("the replay counted") { h.runtime.context.advertisements.rejected(path: dev) == 1 }
+        }
+        let published = h.broker.texts("ble/porch/advertisement").map { try? JSONParser.parse(Array($0.utf8)) }
+        #expect(published.count == 4, "packet 1, the other set once, packet 2, the other set's new data: \(published)")
+        #expect(published.first??["rssi"]?.isNull == true, "127 means not available")
+        #expect(published.compactMap { $0?["packet_id"]?.int64Value } == [1, 2])
+    }
 }

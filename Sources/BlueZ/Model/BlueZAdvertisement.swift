@@ -3,8 +3,11 @@ import BridgeBase
 /// What BlueZ reported of one advertisement of a device: its `Device1` `RSSI`, `ServiceData` and
 /// `ManufacturerData` after a `PropertiesChanged` that touched any of them.
 ///
-/// BlueZ (with `DuplicateData: true`) reports each received advertisement's RSSI, and the data
-/// when it differs from what it had; ``dataChanged`` tells the two apart.
+/// BlueZ 5.66 with `DuplicateData: true` signals every advertising report: `RSSI` with the
+/// `ServiceData` (or `ManufacturerData`) it carried, also when the bytes did not change; reports
+/// without data change only `RSSI`. ``dataChanged`` tells the two apart. BlueZ never clears the
+/// `ManufacturerData` or `ServiceData` entries a later report lacks, and a device that rotates
+/// advertisement sets makes the values alternate.
 public struct BlueZAdvertisement: Sendable, Hashable {
     /// The device object's path.
     public var path: String

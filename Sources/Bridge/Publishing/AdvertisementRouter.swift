@@ -22,7 +22,10 @@ final class AdvertisementRouter: Sendable {
         var bindkey: [UInt8]?
         var mailbox: Mailbox<SessionInput>
         var replay = BTHomeReplayGuard()
-        var lastPacket: PacketKey?
+        /// The last packet published, per decoder ("" for frames no decoder understands): a
+        /// device that rotates advertisement sets (BlueZ then alternates its `ServiceData`)
+        /// must not have each set's packet published again after the other's.
+        var lastPackets: [String: PacketKey] = [:]
         var lastSeen: BridgeInstant?
         var online = false
         var rssi: Int?
@@ -83,14 +86,14 @@ final class AdvertisementRouter: Sendable {
                 let came = !r.online
                 r.online = true
                 r.lastSeen = now
-                if let rssi = ad.rssi { r.rssi = rssi }
+                if let rssi = ad.rssi, rssi != 127 { r.rssi = rssi }
                 all[ad.path] = r
                 return (r, came)
             })
         else { return false }
         lastAny.withLock { $0 = now }
         if cameOnline { route.mailbox.send(.advertised) }
-        guard ad.dataChanged || route.lastPacket == nil, !(ad.serviceData.isEmpty && ad.manufacturerData.isEmpty) else {
+        guard ad.dataChanged || route.lastPackets.isEmpty, !(ad.serviceData.isEmpty && ad.manufacturerData.isEmpty) else {
             return true
         }
         let frame = AdvertisementFrame(address: ad.address, serviceData: ad.serviceData, manufacturerData: ad.manufacturerData)
@@ -111,12 +114,15 @@ final class AdvertisementRouter: Sendable {
         let verdict = routes.withLock { all -> Verdict in
             guard var r = all[ad.path] else { return .repeated }
             defer { all[ad.path] = r }
+            // BlueZ 5.66 with DuplicateData signals every report, also the same frame again:
+            // a repeat is not a replay.
+            let stream = decoded?.decoder ?? ""
+            guard r.lastPackets[stream] != key else { return .repeated }
             if let d = decoded, d.encrypted, let counter = d.counter, !r.replay.accept(counter: counter) {
                 r.rejected &+= 1
                 return .replayed
             }
-            guard r.lastPacket != key else { return .repeated }
-            r.lastPacket = key
+            r.lastPackets[stream] = key
             var newValues = false
             if let d = decoded {
                 r.decoder = d.decoder
@@ -142,7 +148,8 @@ final class AdvertisementRouter: Sendable {
     /// The advertisement payload (SPEC §7).
     static func payload(_ ad: BlueZAdvertisement, _ decoded: DecodedAdvertisement?) -> [UInt8] {
         var json = JSONObject()
-        json.append("rssi", ad.rssi.map { .integer(Int64($0)) } ?? .null)
+        // 127: "not available" (btvirt, some controllers).
+        json.append("rssi", ad.rssi.flatMap { $0 == 127 ? nil : .integer(Int64($0)) } ?? .null)
         json.append("decoder", decoded.map { .string($0.decoder) } ?? .null)
         json.append("packet_id", decoded?.packetID.map { .integer(Int64($0)) } ?? .null)
         if let decoded { json.append("values", .object(decoded.values)) }

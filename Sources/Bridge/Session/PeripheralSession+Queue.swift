@@ -107,8 +107,8 @@ extension PeripheralSession {
         // ATT: 0x05 insufficient authentication, 0x08 authorization, 0x0c key size, 0x0f insufficient
         // encryption. 0x0e "unlikely error" is what 5.66 reports after a failed pairing, but a
         // device may send it for anything: it counts only when the link went down with it.
-        for code in ["0x05", "0x08", "0x0c", "0x0f"] where m.contains("att error: \(code)") { return true }
-        if linkDropped && m.contains("att error: 0x0e") { return true }
-        return m.contains("authentication") || m.contains("encryption")
+        for code in ["0x05", "0x08", "0x0c", "0x0f"] where m.includes("att error: \(code)") { return true }
+        if linkDropped && m.includes("att error: 0x0e") { return true }
+        return m.includes("authentication") || m.includes("encryption")
     }
 }

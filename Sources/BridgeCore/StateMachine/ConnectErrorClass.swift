@@ -16,7 +16,7 @@ public enum ConnectErrorClass: Sendable, Hashable {
     /// `org.bluez.Error.AlreadyConnected` is not a failure: report it as
     /// ``DeviceConnectionStateMachine/Event/connectSucceeded``.
     public init(errorName: String, message: String) {
-        if message.contains("le-connection-abort-by-local") {
+        if message.includes("le-connection-abort-by-local") {
             self = .abortByLocal
         } else if errorName == "org.bluez.Error.InProgress" {
             self = .inProgress

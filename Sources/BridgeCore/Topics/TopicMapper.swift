@@ -192,25 +192,12 @@ public struct TopicMapper: Sendable {
         if topic.utf8.count > 1024 { return "the topic is too long" }
         for level in topic.split(separator: "/", omittingEmptySubsequences: false) {
             if level.isEmpty { return "a topic must not have empty levels (leading, trailing or double '/')" }
-            if let problem = segmentProblem(String(level)) { return problem.replacingOccurrences("a topic segment", "a topic") }
+            if let problem = segmentProblem(String(level)) { return problem.replacingText("a topic segment", with: "a topic") }
         }
         return nil
     }
 }
 
-extension String {
-    fileprivate func replacingOccurrences(_ target: String, _ replacement: String) -> String {
-        var result = ""
-        var rest = self[...]
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound]
-            result += replacement
-            rest = rest[range.upperBound...]
-        }
-        result += rest
-        return result
-    }
-}
 
 /// The topics of one characteristic (SPEC §4).
 public struct CharacteristicTopics: Sendable, Hashable {

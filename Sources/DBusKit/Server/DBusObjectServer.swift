@@ -1,3 +1,4 @@
+import BridgeBase
 import Logging
 import Synchronization
 
@@ -344,7 +345,7 @@ public final class DBusObjectServer: Sendable {
             var names = Set<String>()
             for p in s.objects.keys where Self.isBelow(p, path) {
                 let rest = path == "/" ? p.dropFirst() : p.dropFirst(path.count + 1)
-                if let first = rest.split(separator: "/").first { names.insert(String(first)) }
+                if let first = rest.split(separator: "/" as Character).first { names.insert(String(first)) }
             }
             return (s.objects[path], names.sorted(), s.managers.contains(path))
         }
@@ -406,7 +407,7 @@ public final class DBusObjectServer: Sendable {
     }
 
     static func escape(_ s: String) -> String {
-        s.replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;").replacingAll("\"", "&quot;")
+        s.replacingText("&", with: "&amp;").replacingText("<", with: "&lt;").replacingText(">", with: "&gt;").replacingText("\"", with: "&quot;")
     }
 
     /// Splits a signature into single complete types.
@@ -443,9 +444,3 @@ public final class DBusObjectServer: Sendable {
     }
 }
 
-extension String {
-    fileprivate func replacingAll(_ target: String, _ replacement: String) -> String {
-        guard contains(target) else { return self }
-        return split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
-    }
-}

@@ -451,7 +451,7 @@ final class MosquittoSession: @unchecked Sendable {
         guard rc == Mosquitto.errTLS else { return Mosquitto.describe(rc) }
         let openssl = lastTLSError.map { ": " + $0 } ?? ""
         let ca = configuration.tls?.caFile.map { "the CA certificates of mqtt.tls.ca_file (\($0))" } ?? "the system's CA certificates"
-        if lastTLSError?.contains("certificate verify failed") == true {
+        if lastTLSError?.includes("certificate verify failed") == true {
             return "TLS: the broker's certificate could not be verified against \(ca)\(openssl)"
         }
         return "TLS handshake failed\(openssl)"
