@@ -22,7 +22,7 @@ import Musl
 /// `mosquitto_loop` and `mosquitto_reconnect_async` ourselves lets us log every failed attempt
 /// with its reason and back off from 500 ms.
 final class MosquittoSession: @unchecked Sendable {
-    private enum Lifecycle {
+    enum Lifecycle {
         case idle, running, stopping, stopped
     }
 
@@ -30,31 +30,31 @@ final class MosquittoSession: @unchecked Sendable {
     let logger: Logger
     let brokerURL: String
     let isV5: Bool
-    private let handle: OpaquePointer
-    private let keepAliveSeconds: Int32
-    private let messageContinuation: AsyncStream<MQTTMessage>.Continuation
-    private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
+    let handle: OpaquePointer
+    let keepAliveSeconds: Int32
+    let messageContinuation: AsyncStream<MQTTMessage>.Continuation
+    let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
 
     // Shared between threads.
-    private let connected = Atomic<Bool>(false)
-    private let stopRequested = Atomic<Bool>(false)
-    private let forceStop = Atomic<Bool>(false)
-    private let loopExited = Atomic<Bool>(false)
-    private let lifecycle = Mutex(Lifecycle.idle)
-    private let subscriptions = Mutex<[(filter: String, qos: Int32)]>([])
-    private let tracker = Mutex(PublishTracker())
-    private let connectedWaiters = WaiterList()
-    private let drainWaiters = WaiterList()
-    private let exitWaiters = WaiterList()
+    let connected = Atomic<Bool>(false)
+    let stopRequested = Atomic<Bool>(false)
+    let forceStop = Atomic<Bool>(false)
+    let loopExited = Atomic<Bool>(false)
+    let lifecycle = Mutex(Lifecycle.idle)
+    let subscriptions = Mutex<[(filter: String, qos: Int32)]>([])
+    let tracker = Mutex(PublishTracker())
+    let connectedWaiters = WaiterList()
+    let drainWaiters = WaiterList()
+    let exitWaiters = WaiterList()
     /// A pipe that wakes the network thread from its backoff sleep: [read end, write end].
-    private let wakePipe: (read: Int32, write: Int32)
+    let wakePipe: (read: Int32, write: Int32)
 
     // Network thread only.
-    private var attemptReason: String?
+    var attemptReason: String?
     /// The last OpenSSL error libmosquitto logged during this attempt (its own error code says only
     /// "A TLS error occurred.").
-    private var lastTLSError: String?
-    private var attemptConnected = false
+    var lastTLSError: String?
+    var attemptConnected = false
 
     init(
         configuration: MQTTConfiguration,
@@ -105,7 +105,7 @@ final class MosquittoSession: @unchecked Sendable {
 
     // MARK: - Setup
 
-    private func configureHandle() {
+    func configureHandle() {
         _ = mosquitto_threaded_set(handle, true)
         let version = isV5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(version))
@@ -236,7 +236,7 @@ final class MosquittoSession: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func send(
+    func send(
         _ mid: inout Int32, _ topic: String, _ payload: [UInt8], _ qos: Int32, _ retain: Bool,
         _ properties: OpaquePointer?
     ) -> Int32 {
@@ -269,7 +269,7 @@ final class MosquittoSession: @unchecked Sendable {
         }
     }
 
-    private func sendSubscribe(_ filter: String, qos: Int32) -> Int32 {
+    func sendSubscribe(_ filter: String, qos: Int32) -> Int32 {
         isV5
             ? mosquitto_subscribe_v5(handle, nil, filter, qos, 0, nil)
             : mosquitto_subscribe(handle, nil, filter, qos)
@@ -288,7 +288,7 @@ final class MosquittoSession: @unchecked Sendable {
         await Task { await self.performDisconnect(drainTimeout: drainTimeout) }.value
     }
 
-    private func performDisconnect(drainTimeout: Duration) async {
+    func performDisconnect(drainTimeout: Duration) async {
         enum Action { case finishOnly, stop, waitForExit }
         let action = lifecycle.withLock { state -> Action in
             switch state {
@@ -326,7 +326,7 @@ final class MosquittoSession: @unchecked Sendable {
         finishStreams()
     }
 
-    private func waitForAcknowledgements(timeout: Duration) async {
+    func waitForAcknowledgements(timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await self.drainWaiters.wait {
@@ -373,225 +373,14 @@ final class MosquittoSession: @unchecked Sendable {
         tracker.withLock { $0.pendingAcknowledgements }
     }
 
-    private func finishStreams() {
+    func finishStreams() {
         messageContinuation.finish()
         eventContinuation.finish()
     }
 
-    private func wake() {
+    func wake() {
         var byte: UInt8 = 1
         _ = write(wakePipe.write, &byte, 1)
     }
 
-    // MARK: - Network thread
-
-    private func runNetworkLoop() {
-        _ = cmosquitto_set_thread_name("mqtt")
-        var backoff = Backoff(
-            initial: configuration.reconnectDelay, maximum: configuration.maxReconnectDelay, multiplier: 2, jitter: 0, seed: 0)
-        var rc = beginAttempt(first: true)
-        while !stopRequested.load(ordering: .acquiring) {
-            if rc == Mosquitto.success {
-                driveConnection()
-            }
-            if stopRequested.load(ordering: .acquiring) {
-                break
-            }
-            let delay: Duration
-            if attemptConnected {
-                // The loss was logged and reported by handleDisconnect.
-                backoff.reset()
-                delay = backoff.next()
-            } else {
-                delay = backoff.next()
-                let reason = attemptReason ?? "unknown error"
-                logger.warning(
-                    "connecting to \(brokerURL) failed: \(reason); retrying in \(delay.pollMilliseconds) ms",
-                    metadata: ["mqtt.broker": "\(brokerURL)", "mqtt.reason": "\(reason)"])
-            }
-            sleepInterruptibly(for: delay)
-            if stopRequested.load(ordering: .acquiring) {
-                break
-            }
-            rc = beginAttempt(first: false)
-        }
-        finishNetworkLoop()
-    }
-
-    private func finishNetworkLoop() {
-        connected.store(false, ordering: .releasing)
-        loopExited.store(true, ordering: .releasing)
-        exitWaiters.resumeAll()
-        connectedWaiters.resumeAll()
-        drainWaiters.resumeAll()
-    }
-
-    /// Starts one connection attempt (non-blocking TCP connect, CONNECT queued).
-    private func beginAttempt(first: Bool) -> Int32 {
-        attemptReason = nil
-        lastTLSError = nil
-        attemptConnected = false
-        let rc =
-            first
-            ? mosquitto_connect_async(handle, configuration.host, Int32(clamping: configuration.port), keepAliveSeconds)
-            : mosquitto_reconnect_async(handle)
-        if rc != Mosquitto.success {
-            attemptReason = describeFailure(rc)
-        }
-        return rc
-    }
-
-    /// libmosquitto's log: OpenSSL's reason for a TLS failure is only there.
-    private func handleLog(_ line: String) {
-        if line.hasPrefix("OpenSSL Error") { lastTLSError = line }
-    }
-
-    /// Why an attempt failed; for TLS, what OpenSSL said and what to check.
-    private func describeFailure(_ rc: Int32) -> String {
-        guard rc == Mosquitto.errTLS else { return Mosquitto.describe(rc) }
-        let openssl = lastTLSError.map { ": " + $0 } ?? ""
-        let ca = configuration.tls?.caFile.map { "the CA certificates of mqtt.tls.ca_file (\($0))" } ?? "the system's CA certificates"
-        if lastTLSError?.includes("certificate verify failed") == true {
-            return "TLS: the broker's certificate could not be verified against \(ca)\(openssl)"
-        }
-        return "TLS handshake failed\(openssl)"
-    }
-
-    /// Runs the libmosquitto loop until the connection (or the attempt) ends, or until a requested
-    /// stop has had ~2 s to send DISCONNECT.
-    private func driveConnection() {
-        var stopDeadline: ContinuousClock.Instant?
-        while true {
-            let rc = mosquitto_loop(handle, 1000, 1)
-            if rc != Mosquitto.success {
-                if attemptReason == nil {
-                    attemptReason = describeFailure(rc)
-                }
-                return
-            }
-            if stopRequested.load(ordering: .acquiring) {
-                if forceStop.load(ordering: .acquiring) {
-                    return
-                }
-                let now = ContinuousClock.now
-                if let deadline = stopDeadline {
-                    if now >= deadline { return }
-                } else {
-                    stopDeadline = now + .seconds(2)
-                }
-            }
-        }
-    }
-
-    private func sleepInterruptibly(for delay: Duration) {
-        var descriptor = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
-        let deadline = ContinuousClock.now + delay
-        while !stopRequested.load(ordering: .acquiring) {
-            let remaining = deadline - ContinuousClock.now
-            if remaining <= .zero { return }
-            let ready = poll(&descriptor, 1, remaining.pollMilliseconds)
-            if ready > 0 {
-                var buffer = (UInt64(0), UInt64(0))
-                _ = withUnsafeMutableBytes(of: &buffer) { read(wakePipe.read, $0.baseAddress, $0.count) }
-            }
-        }
-    }
-
-    // MARK: - Callbacks (network thread)
-
-    private func handleConnect(rc: Int32) {
-        guard rc == 0 else {
-            attemptReason = Mosquitto.describeConnack(rc, v5: isV5)
-            return
-        }
-        attemptConnected = true
-        if stopRequested.load(ordering: .acquiring) {
-            // disconnect() ran before this connection existed: close it cleanly now.
-            _ = mosquitto_disconnect(handle)
-        }
-        let filters = subscriptions.withLock { list in
-            connected.store(true, ordering: .releasing)
-            return list
-        }
-        for (filter, qos) in filters {
-            let subscribeRC = sendSubscribe(filter, qos: qos)
-            if subscribeRC != Mosquitto.success {
-                logger.warning("MQTT subscribe to '\(filter)' failed: \(Mosquitto.describe(subscribeRC))")
-            }
-        }
-        logger.info("connected to \(brokerURL)", metadata: ["mqtt.broker": "\(brokerURL)"])
-        eventContinuation.yield(.connected)
-        connectedWaiters.resumeAll()
-    }
-
-    private func handleDisconnect(rc: Int32) {
-        let reason = rc == 0 ? "disconnected by the client" : Mosquitto.describe(rc)
-        let wasConnected = connected.exchange(false, ordering: .acquiringAndReleasing)
-        tracker.withLock { $0.connectionLost() }
-        drainWaiters.resumeAll()
-        if wasConnected {
-            if rc == 0 {
-                logger.info("disconnected from \(brokerURL)", metadata: ["mqtt.broker": "\(brokerURL)"])
-            } else {
-                logger.warning(
-                    "connection to \(brokerURL) lost: \(reason)",
-                    metadata: ["mqtt.broker": "\(brokerURL)", "mqtt.reason": "\(reason)"])
-            }
-            eventContinuation.yield(.disconnected(reason: reason))
-        } else if attemptReason == nil {
-            attemptReason = reason
-        }
-    }
-
-    private func handlePublished(mid: Int32) {
-        let drained = tracker.withLock { tracker in
-            tracker.completed(mid: mid)
-            return tracker.pendingAcknowledgements == 0
-        }
-        if drained {
-            drainWaiters.resumeAll()
-        }
-    }
-
-    private func handleMessage(_ message: UnsafePointer<mosquitto_message>, properties: OpaquePointer?) {
-        let raw = message.pointee
-        guard let topicPointer = raw.topic else { return }
-        let payload: [UInt8]
-        if let bytes = raw.payload, raw.payloadlen > 0 {
-            payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(raw.payloadlen)))
-        } else {
-            payload = []
-        }
-        var responseTopic: String?
-        var correlationData: [UInt8]?
-        if isV5, let properties {
-            var text: UnsafeMutablePointer<CChar>?
-            if mosquitto_property_read_string(properties, Mosquitto.propertyResponseTopic, &text, false) != nil,
-                let text
-            {
-                responseTopic = String(cString: text)
-                free(text)
-            }
-            var data: UnsafeMutableRawPointer?
-            var length: UInt16 = 0
-            if mosquitto_property_read_binary(properties, Mosquitto.propertyCorrelationData, &data, &length, false)
-                != nil
-            {
-                if let data {
-                    correlationData = Array(UnsafeRawBufferPointer(start: data, count: Int(length)))
-                    free(data)
-                } else {
-                    correlationData = []
-                }
-            }
-        }
-        messageContinuation.yield(
-            MQTTMessage(
-                topic: String(cString: topicPointer),
-                payload: payload,
-                qos: Int(raw.qos),
-                retain: raw.retain,
-                responseTopic: responseTopic,
-                correlationData: correlationData))
-    }
 }
