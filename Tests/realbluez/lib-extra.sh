@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Helpers of checks/40-commands.sh and checks/50-recovery.sh (sourced by them, after
+# Helpers of checks/40-commands.sh, 50-recovery.sh and 70-advertisements.sh (sourced by them, after
 # lib.sh). Everything here is prefixed rx_ / RX_ so it cannot clash with lib.sh.
 #
 #   rx_now                                   unix time, microsecond resolution ("1795325471.123456")
@@ -19,6 +19,7 @@
 #                                            bridge/state online published after the start
 #   rx_wait_online SECONDS                   the peripheral's availability is (or becomes) online
 #   rx_bluetoothctl SECONDS CMD...           bluetoothctl fed on stdin: select the central, then CMDs
+#   rx_pids_of SCRIPT                        pids of the processes started as `python3 -u SCRIPT`
 #
 # The Python helper below ("$PY" -c "$RX_PY" SUBCOMMAND ...) reads the recorder log
 # (`<unix time> <mosquitto_sub %j JSON>` per line), gatt-server.log, btmon.snoop and
@@ -357,4 +358,19 @@ rx_bluetoothctl() {
     local c; for c in "$@"; do echo "$c"; sleep 1; done
     sleep "$hold"; echo quit; } \
     | timeout $((hold + 10 + $#)) bluetoothctl 2>&1 | sed 's/\x1b\[[0-9;]*[a-zA-Z]//g; s/\r//g' | grep -v '^\s*$'
+}
+
+# pids of the processes started as `python3 -u SCRIPT` (how guest-init.sh starts the examples)
+rx_pids_of() {
+  "$PY" - "$1" <<'EOF2'
+import os, sys
+for p in os.listdir('/proc'):
+    if p.isdigit():
+        try:
+            a = open('/proc/%s/cmdline' % p, 'rb').read().split(b'\0')
+        except OSError:
+            continue
+        if len(a) >= 3 and b'python' in os.path.basename(a[0]) and a[1] == b'-u' and a[2] == sys.argv[1].encode():
+            print(p)
+EOF2
 }

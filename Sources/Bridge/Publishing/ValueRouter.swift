@@ -64,6 +64,11 @@ final class ValueRouter: Sendable {
         self.keepsLast = keepsLast
     }
 
+    /// Drops the last values of a forgotten device (they are not sent again).
+    func forgetLast(device: String) {
+        locked { s in s.last = s.last.filter { $0.value.device != device } }
+    }
+
     /// Publishes the last value of every characteristic of `devices` (`nil`: of all) again, for
     /// Home Assistant entities created after it was sent; returns how many.
     func resendLast(devices: Set<String>?) -> Int {

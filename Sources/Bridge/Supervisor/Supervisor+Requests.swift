@@ -103,6 +103,7 @@ extension Supervisor {
         logger.notice("forgetting \(entry.address) on request")
         known.forget(entry.address.description)
         homeAssistant.remove(path: entry.path)
+        ctx.router.forgetLast(device: entry.segment)
         // The session stays in `sessions` until its loop ended, so no second one starts meanwhile.
         entry.mailbox.send(.stop)
         ctx.registry.remove(path: entry.path)

@@ -146,20 +146,6 @@ ble_disconnect_recovers() {
   echo "bluetoothctl disconnect: availability offline +$(rx_diff "$t_off" "$t0")s, online +$(rx_diff "$t_on" "$t0")s, 3 heart rate values after it"
 }
 
-# pids of the processes started as `python3 -u SCRIPT` (the example peripheral, as guest-init.sh starts it)
-rx_pids_of() {
-  "$PY" - "$1" <<'EOF2'
-import os, sys
-for p in os.listdir('/proc'):
-    if p.isdigit():
-        try:
-            a = open('/proc/%s/cmdline' % p, 'rb').read().split(b'\0')
-        except OSError:
-            continue
-        if len(a) >= 3 and b'python' in os.path.basename(a[0]) and a[1] == b'-u' and a[2] == sys.argv[1].encode():
-            print(p)
-EOF2
-}
 
 # stop bluetoothd (SIGTERM), start it again as guest-init.sh does (`bluetoothd -n -d`, log
 # appended), then the example peripheral (GATT application, advertisements) the same way

@@ -35,20 +35,6 @@ AD_LOG=$SUITE/bthome-adv.log
 AD_TOOL=("$PY" "$RB_TESTS/bthome-adv.py")
 AD_PID= AD_EXAMPLES_STOPPED= AD_T0= AD_T1= AD_EXAMPLE_ADV=
 
-# pids of the processes started as `python3 -u SCRIPT` (how guest-init.sh starts the examples)
-ad_pids_of() {
-  "$PY" - "$1" <<'EOF2'
-import os, sys
-for p in os.listdir('/proc'):
-    if p.isdigit():
-        try:
-            a = open('/proc/%s/cmdline' % p, 'rb').read().split(b'\0')
-        except OSError:
-            continue
-        if len(a) >= 3 and b'python' in os.path.basename(a[0]) and a[1] == b'-u' and a[2] == sys.argv[1].encode():
-            print(p)
-EOF2
-}
 
 # ad_frame ARGS...: BTHome service data hex (bthome-adv.py frame)
 ad_frame() { "${AD_TOOL[@]}" frame "$@"; }
@@ -218,7 +204,7 @@ ad_advertiser() {
   else
     AD_EXAMPLE_ADV=/usr/share/doc/bluez-test-scripts/examples/example-advertisement
   fi
-  for n in $(ad_pids_of "$AD_EXAMPLE_ADV"); do
+  for n in $(rx_pids_of "$AD_EXAMPLE_ADV"); do
     kill -TERM "$n" 2>/dev/null && echo "stopped example-advertisement (pid $n)" && AD_EXAMPLES_STOPPED=1
   done
   for i in $(seq 1 50); do
