@@ -42,6 +42,8 @@ enum SessionReport: Sendable {
     case unreadable(uuid: String)
     /// The link came up or went down (the device list changed).
     case linkChanged
+    /// A `Connect` call returned, successful or not (stored peripherals hold the scan until then).
+    case connectReturned
     /// An advertisement device's decoded value names grew (Home Assistant discovery): the
     /// decoder and a sample of each value.
     case advertised(decoder: String?, values: [String: JSONValue])

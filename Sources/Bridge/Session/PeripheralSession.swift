@@ -285,6 +285,7 @@ final class PeripheralSession {
     }
 
     private func connectFinished(attempt: Int, error: BlueZError?, _ group: inout DiscardingTaskGroup) {
+        ctx.supervisor.send(.session(path: path, .connectReturned))
         guard attempt == generation else {
             logger.debug("dropping the reply of an earlier connection attempt (\(attempt), now \(generation))")
             return

@@ -14,6 +14,12 @@ struct DiscoveryState: Sendable {
     var lastAdvertisement = BridgeInstant(offset: .zero)
     /// Passive scanning through an advertisement monitor.
     var monitor = MonitorState.off
+    /// Stored peripherals whose first `Connect` (or `ConnectDevice`) has not returned yet: the
+    /// scan waits for them (SPEC §5, connect before scanning), at most until ``heldUntil``.
+    var heldFor: Set<String> = []
+    var heldUntil: BridgeInstant?
+    /// How long stored peripherals get before the scan starts anyway.
+    static let storedHeadStart: Duration = .seconds(2)
 
     enum MonitorState: Sendable, Equatable {
         /// Not offered (BlueZ without `--experimental`), not needed, or not tried yet.
@@ -57,8 +63,9 @@ extension Supervisor {
         guard !adapterReady else { return }
         adapterReady = true
         logger.info("adapter \(config.bluetooth.adapter) (\(props["Address"]?.string ?? "?")) is powered")
-        // Stored peripherals first, without waiting for a scan result.
-        connectKnownPeripherals(&group)
+        // Stored peripherals first, without waiting for a scan result; the scan waits for their
+        // first Connect (bounded): some controllers connect badly while discovering.
+        connectKnownPeripherals(holdingScan: true, &group)
         for dev in central.withTree({ $0.devices(adapter: adapterPath) }) { consider(dev.path, &group) }
         discovery.wanted = true
         discovery.watchdogAt = now.advanced(by: watchdogPeriod / 4)
@@ -110,6 +117,8 @@ extension Supervisor {
         discovery.ours = false
         discovery.watchdogAt = nil
         discovery.retryAt = nil
+        discovery.heldFor.removeAll()
+        discovery.heldUntil = nil
     }
 
     func adapterPropertiesChanged(_ changed: [String], _ group: inout DiscardingTaskGroup) {
@@ -171,7 +180,9 @@ extension Supervisor {
     }
 
     func ensureDiscovery(_ group: inout DiscardingTaskGroup) {
-        guard adapterReady, discovery.wanted, !discovery.starting, !stopping, discoveryNeeded() else { return }
+        guard adapterReady, discovery.wanted, !discovery.starting, !stopping, discovery.heldFor.isEmpty,
+              discoveryNeeded()
+        else { return }
         let discovering = central.withTree { $0.properties(path: adapterPath, interface: BlueZ.adapter)?["Discovering"]?.bool } == true
         if discovering && discovery.ours { return }
         discovery.starting = true
@@ -194,6 +205,21 @@ extension Supervisor {
                 mailbox.send(.discoveryFinished(error: error))
             }
         }
+    }
+
+    /// A stored peripheral's first connection attempt returned (or its head start is over, with
+    /// `path` nil): the scan may start once none is left.
+    func storedConnectReturned(_ path: String?, _ group: inout DiscardingTaskGroup) {
+        guard !discovery.heldFor.isEmpty else { return }
+        if let path {
+            guard discovery.heldFor.remove(path) != nil else { return }
+        } else {
+            logger.info("stored peripherals not connected within \(DiscoveryState.storedHeadStart): scanning")
+            discovery.heldFor.removeAll()
+        }
+        guard discovery.heldFor.isEmpty else { return }
+        discovery.heldUntil = nil
+        ensureDiscovery(&group)
     }
 
     func discoveryFinished(_ error: BlueZError?, _ group: inout DiscardingTaskGroup) {

@@ -114,6 +114,8 @@ final class Supervisor {
             publishDevices()
             // The device object may be back already (removed and found again while it ended).
             consider(path, &group)
+        case .storedConnectReturned(let path):
+            storedConnectReturned(path, &group)
         case .powerFinished(let error):
             poweringOn = false
             if let error { logger.error("cannot power on \(config.bluetooth.adapter): \(error)") }
@@ -133,6 +135,8 @@ final class Supervisor {
             updateDiscovery(&group)
         case .linkChanged:
             publishDevices()
+        case .connectReturned:
+            storedConnectReturned(path, &group)
         case .mapped(let mapped):
             guard let entry = ctx.registry.entry(path: path) else { return }
             if config.homeAssistant.discovery {
@@ -163,7 +167,7 @@ final class Supervisor {
     }
 
     private func nextDeadline() -> BridgeInstant? {
-        [discovery.retryAt, discovery.watchdogAt, reconnectKnownAt.values.min(), healthAt, homeAssistant.resendAt, homeAssistant.holdUntil].compactMap { $0 }.min()
+        [discovery.retryAt, discovery.watchdogAt, discovery.heldUntil, reconnectKnownAt.values.min(), healthAt, homeAssistant.resendAt, homeAssistant.holdUntil].compactMap { $0 }.min()
     }
 
     private func fireTimers(_ group: inout DiscardingTaskGroup) {
@@ -171,6 +175,10 @@ final class Supervisor {
         if let at = discovery.retryAt, at <= now {
             discovery.retryAt = nil
             ensureDiscovery(&group)
+        }
+        if let at = discovery.heldUntil, at <= now {
+            discovery.heldUntil = nil
+            storedConnectReturned(nil, &group)
         }
         if let at = discovery.watchdogAt, at <= now {
             scanWatchdog(&group)

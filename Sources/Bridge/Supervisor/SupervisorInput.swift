@@ -17,6 +17,8 @@ enum SupervisorInput: Sendable {
     case session(path: String, SessionReport)
     /// A session's loop ended.
     case sessionEnded(path: String)
+    /// `ConnectDevice` of a stored peripheral returned.
+    case storedConnectReturned(path: String)
     /// The adapter power-on call returned.
     case powerFinished(error: BlueZError?)
     /// `SetDiscoveryFilter` + `StartDiscovery` returned.
