@@ -3,6 +3,12 @@ import DBusKit
 import Logging
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A typed client of BlueZ's D-Bus API: the object tree, discovery, connections and GATT.
 ///
 /// ``start()`` subscribes to BlueZ's signals and loads `GetManagedObjects`; from then on
@@ -39,6 +45,8 @@ public final class BlueZClient: Sendable {
     public let events: AsyncStream<BlueZEvent>
     /// Timeout of ordinary method calls.
     public let callTimeout: Duration
+    /// The sockets of `AcquireNotify`, polled on the connection's loop.
+    let notificationSockets: NotificationSockets
 
     /// Creates a client on a connection to the bus BlueZ is on.
     public init(connection: DBusConnection, logger: Logger, callTimeout: Duration = .seconds(25)) {
@@ -47,11 +55,15 @@ public final class BlueZClient: Sendable {
         self.callTimeout = callTimeout
         state = Mutex(State())
         (events, eventContinuation) = AsyncStream<BlueZEvent>.makeStream(bufferingPolicy: .unbounded)
+        notificationSockets = NotificationSockets(loop: connection.pollLoop)
+        let continuation = eventContinuation
+        notificationSockets.setOnClosed { path in continuation.yield(.notificationsReleased(characteristic: path)) }
     }
 
-    /// Sets the handler of characteristic values.
+    /// Sets the handler of characteristic values (from signals and from notification sockets).
     public func setValueHandler(_ handler: ValueHandler?) {
         state.withLock { $0.valueHandler = handler }
+        notificationSockets.setHandler(handler)
     }
 
     func keepMonitorServer(_ server: DBusObjectServer) {
@@ -107,6 +119,7 @@ public final class BlueZClient: Sendable {
             $0.tasks = [t2]
             $0.subscriptions = [sub]
         }
+        connection.pollLoop.add(notificationSockets)
         await reload()
     }
 
@@ -120,10 +133,13 @@ public final class BlueZClient: Sendable {
         }
         for t in tasks { t.cancel() }
         for sub in subs { sub.cancel() }
+        connection.pollLoop.remove(notificationSockets)
+        notificationSockets.releaseAll()
         eventContinuation.finish()
     }
 
     private func lost() {
+        notificationSockets.releaseAll()
         state.withLock { s in
             s.tree = BlueZObjectTree()
             s.available = false
@@ -271,6 +287,30 @@ public final class BlueZClient: Sendable {
     /// `GattCharacteristic1.StartNotify`.
     public func startNotify(characteristic: String) async throws(BlueZError) {
         _ = try await call(characteristic, BlueZ.gattCharacteristic, "StartNotify")
+    }
+
+    /// `GattCharacteristic1.AcquireNotify`: BlueZ hands over a socket on which each notification
+    /// arrives as one packet; its values go to the value handler like those of signals, without
+    /// dbus-daemon. Returns the ATT MTU. BlueZ refuses for characteristics that only indicate
+    /// (`NotSupported`) and for one already notifying for a client (`NotPermitted`,
+    /// `InProgress`): ``startNotify(characteristic:)`` is the fallback. A hang-up of the socket
+    /// comes as ``BlueZEvent/notificationsReleased(characteristic:)``.
+    @discardableResult
+    public func acquireNotify(characteristic: String) async throws(BlueZError) -> Int {
+        let r = try await call(characteristic, BlueZ.gattCharacteristic, "AcquireNotify", [.stringVariantDict([:])])
+        guard r.count == 2, case .unixFD(let fd) = r[0], fd >= 0 else {
+            for case .unixFD(let fd) in r where fd >= 0 { close(fd) }
+            throw BlueZError(code: .failed, name: "org.bluez.Error.Failed", message: "AcquireNotify returned no socket")
+        }
+        notificationSockets.add(fd: fd, path: characteristic)
+        return r[1].int ?? 23
+    }
+
+    /// Ends notifications acquired with ``acquireNotify(characteristic:)`` by closing the socket
+    /// (BlueZ sees the hang-up); returns whether there was one.
+    @discardableResult
+    public func releaseNotify(characteristic: String) -> Bool {
+        notificationSockets.release(path: characteristic)
     }
 
     /// `GattCharacteristic1.StopNotify`.

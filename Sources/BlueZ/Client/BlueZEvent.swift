@@ -12,4 +12,7 @@ public enum BlueZEvent: Sendable {
     case interfacesRemoved(path: String, interfaces: [String])
     /// Properties of an object changed (the tree is already updated).
     case propertiesChanged(path: String, interface: String, changed: [String])
+    /// The notification socket of a characteristic (``BlueZClient/acquireNotify(characteristic:)``)
+    /// hung up: the link went down, or BlueZ ended the notifications.
+    case notificationsReleased(characteristic: String)
 }

@@ -21,6 +21,8 @@ enum SessionInput: Sendable {
     /// An advertisement brought the device online, or decoded values with new names (from
     /// ``AdvertisementRouter``; advertisement sessions only).
     case advertised
+    /// The `AcquireNotify` socket of a characteristic hung up.
+    case notificationsReleased(characteristic: String)
     /// A connection slot was granted.
     case slotGranted
     /// `Connect` returned, for connection attempt `attempt`.

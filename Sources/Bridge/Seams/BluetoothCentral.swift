@@ -33,6 +33,12 @@ public protocol BluetoothCentral: Sendable {
     func connect(device: String, timeout: Duration) async throws(BlueZError)
     func disconnect(device: String) async throws(BlueZError)
     func startNotify(characteristic: String) async throws(BlueZError)
+    /// `AcquireNotify`: values then come over a socket to the value handler; returns the MTU.
+    @discardableResult
+    func acquireNotify(characteristic: String) async throws(BlueZError) -> Int
+    /// Closes an acquired socket (BlueZ stops the notifications); whether there was one.
+    @discardableResult
+    func releaseNotify(characteristic: String) -> Bool
     func stopNotify(characteristic: String) async throws(BlueZError)
     func readValue(characteristic: String, timeout: Duration?) async throws(BlueZError) -> [UInt8]
     func writeValue(

@@ -4,7 +4,8 @@ import BridgeCore
 /// One operation of a session's GATT queue: everything a session asks of one peripheral passes
 /// through the queue, one at a time, in order.
 enum GattOperation: Sendable {
-    /// `StartNotify` after connecting.
+    /// Notifications after connecting: `AcquireNotify` (values over a socket, without
+    /// dbus-daemon) where the characteristic notifies, else or when refused `StartNotify`.
     case subscribe(MappedCharacteristic)
     /// A read after connecting (`initial`) or by a `poll` interval.
     case read(MappedCharacteristic, initial: Bool)
@@ -24,7 +25,8 @@ enum GattOperation: Sendable {
 
 /// How a GATT operation ended.
 enum GattOutcome: Sendable {
-    case subscribed(MappedCharacteristic, error: BlueZError?)
+    /// `acquired`: through `AcquireNotify`'s socket (else `StartNotify`).
+    case subscribed(MappedCharacteristic, error: BlueZError?, acquired: Bool)
     /// `linkDropped`: the device's services were no longer resolved when the error came.
     case read(MappedCharacteristic, initial: Bool, Result<[UInt8], BlueZError>, linkDropped: Bool)
     /// A command was answered (`result`); a read's value is published on the value topic too.

@@ -29,12 +29,24 @@ extension PeripheralSession {
             setupDone(onlyNew: onlyNew, &group)
         case .subscribe(let mc):
             inFlight = true
+            // Indications need confirmations, which only StartNotify gives.
+            let acquire = mc.properties.contains(.notify) && ctx.config.bluetooth.acquireNotify
+            let logger = self.logger
             group.addTask {
+                if acquire {
+                    do throws(BlueZError) {
+                        try await central.acquireNotify(characteristic: mc.path)
+                        mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: nil, acquired: true)))
+                        return
+                    } catch {
+                        logger.debug("AcquireNotify \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): StartNotify instead")
+                    }
+                }
                 do throws(BlueZError) {
                     try await central.startNotify(characteristic: mc.path)
-                    mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: nil)))
+                    mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: nil, acquired: false)))
                 } catch {
-                    mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: error)))
+                    mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: error, acquired: false)))
                 }
             }
         case .read(let mc, let initial):
@@ -63,8 +75,13 @@ extension PeripheralSession {
             // Answered whatever happened to the link meanwhile: it was sent.
             if let readValue { ctx.router.publishRead(path: readValue.path, value: readValue.value) }
             ctx.responder.finish(command, result)
-        case .subscribed(let mc, let error):
-            guard attempt == generation else { return stale("StartNotify \(mc.path)") }
+        case .subscribed(let mc, let error, let acquired):
+            guard attempt == generation else {
+                // A socket of an earlier connection: closed, so BlueZ stops it.
+                if acquired { ctx.central.releaseNotify(characteristic: mc.path) }
+                return stale("StartNotify \(mc.path)")
+            }
+            if acquired { self.acquired[mc.path] = mc }
             if let error {
                 // Generic Attribute's Service Changed and similar may refuse; go on with the rest.
                 logger.warning("StartNotify \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
@@ -110,5 +127,29 @@ extension PeripheralSession {
         for code in ["0x05", "0x08", "0x0c", "0x0f"] where m.includes("att error: \(code)") { return true }
         if linkDropped && m.includes("att error: 0x0e") { return true }
         return m.includes("authentication") || m.includes("encryption")
+    }
+}
+
+extension PeripheralSession {
+    /// An `AcquireNotify` socket hung up. With the link going down that is all; if the link is
+    /// still up a second later, BlueZ ended the notifications on its own: subscribe again.
+    func notificationsReleased(_ characteristic: String) {
+        guard let mc = acquired.removeValue(forKey: characteristic) else { return }
+        notifying.removeAll { $0 == characteristic }
+        guard machine.isReady, !ended else { return }
+        logger.debug("notification socket of \(mc.key.service)/\(mc.key.characteristic) hung up")
+        resubscribe.append(mc)
+        resubscribeAt = now.advanced(by: .seconds(1))
+    }
+
+    /// Queues the subscriptions whose sockets hung up while the link stayed up.
+    func resubscribeReleased() {
+        let list = resubscribe
+        resubscribe.removeAll()
+        guard machine.isReady, !ended else { return }
+        for mc in list where mappedPaths.contains(mc.path) && !notifying.contains(mc.path) {
+            logger.notice("notifications of \(mc.key.service)/\(mc.key.characteristic) ended while connected: subscribing again")
+            workQueue.append(.subscribe(mc))
+        }
     }
 }

@@ -39,6 +39,11 @@ final class PeripheralSession {
     var characteristics: [MappedCharacteristic.Key: MappedCharacteristic] = [:]
     var mappedPaths: Set<String> = []
     var notifying: [String] = []
+    /// Notifying through an `AcquireNotify` socket (a subset of ``notifying``).
+    var acquired: [String: MappedCharacteristic] = [:]
+    /// Sockets that hung up while the link stayed: subscribed again at this time if it still is.
+    var resubscribe: [MappedCharacteristic] = []
+    var resubscribeAt: BridgeInstant?
     var unreadable: Set<String>
     var pollDue: [String: BridgeInstant] = [:]
     /// Device Information (180A) strings read so far.
@@ -163,6 +168,8 @@ final class PeripheralSession {
             stop(&group)
         case .advertised:
             break  // advertisement sessions only
+        case .notificationsReleased(let characteristic):
+            notificationsReleased(characteristic)
         }
     }
 
@@ -179,8 +186,12 @@ final class PeripheralSession {
         }
         setAvailable(false)
         ended = true
-        let notifying = self.notifying
+        let acquired = self.acquired
+        let notifying = self.notifying.filter { acquired[$0] == nil }
         let central = ctx.central, devicePath = self.path, logger = self.logger
+        // Closing an acquired socket is BlueZ's StopNotify.
+        for p in acquired.keys { central.releaseNotify(characteristic: p) }
+        self.acquired.removeAll()
         group.addTask {
             for p in notifying { try? await central.stopNotify(characteristic: p) }
             guard wasConnected else { return }
@@ -193,7 +204,7 @@ final class PeripheralSession {
     // MARK: Timers
 
     func nextDeadline() -> BridgeInstant? {
-        var deadlines: [BridgeInstant?] = [tickAt, gattCheckAt, cycle.nextDeadline(isPoll: isPoll)]
+        var deadlines: [BridgeInstant?] = [tickAt, gattCheckAt, resubscribeAt, cycle.nextDeadline(isPoll: isPoll)]
         deadlines.append(pollDue.values.min())
         if let first = firstCommandDeadline() { deadlines.append(first) }
         // A deadline that already passed could not be acted on (a poll cycle waiting for the
@@ -211,6 +222,10 @@ final class PeripheralSession {
         if let at = gattCheckAt, at <= now {
             gattCheckAt = nil
             checkGatt(&group)
+        }
+        if let at = resubscribeAt, at <= now {
+            resubscribeAt = nil
+            resubscribeReleased()
         }
         expireCommands()
         duePolls()
@@ -306,6 +321,9 @@ final class PeripheralSession {
         setupRunning = false
         pollDue.removeAll()
         notifying.removeAll()
+        acquired.removeAll()
+        resubscribe.removeAll()
+        resubscribeAt = nil
         mappedPaths.removeAll()
         if !keepMapping { gattCheckAt = nil }
     }

@@ -232,6 +232,10 @@ final class Supervisor {
                 session.send(.deviceRemoved)
                 if known.contains(address) { reconnectKnownAt[address] = now.advanced(by: .seconds(1)) }
             }
+        case .notificationsReleased(let characteristic):
+            if let dev = Self.devicePath(of: characteristic) {
+                sessions[dev]?.send(.notificationsReleased(characteristic: characteristic))
+            }
         case .propertiesChanged(let path, let iface, let changed):
             switch iface {
             case BlueZ.adapter where path == adapterPath:

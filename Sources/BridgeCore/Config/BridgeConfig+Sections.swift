@@ -9,6 +9,9 @@ extension BridgeConfig {
         public var scanWatchdog: Duration?
         /// `max_connections`: never more links (connected or connecting) at once (SPEC §6); default 7.
         public var maxConnections: Int = 7
+        /// `acquire_notify`: take notifications through `AcquireNotify` sockets where BlueZ offers
+        /// them (values skip dbus-daemon), else `StartNotify`; default true.
+        public var acquireNotify = true
         /// `advertisements`: also publish every advertiser a decoder understands (SPEC §7).
         public var advertisements: AdvertisementMode = .off
 

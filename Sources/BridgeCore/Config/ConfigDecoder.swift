@@ -262,7 +262,7 @@ struct ConfigDecoder {
     }
 
     func decodeBluetooth(_ value: Located) throws(ConfigError) -> BridgeConfig.Bluetooth {
-        let fields = try mapping(value, known: ["adapter", "services", "scan_watchdog", "max_connections", "advertisements"])
+        let fields = try mapping(value, known: ["adapter", "services", "scan_watchdog", "max_connections", "advertisements", "acquire_notify"])
         var bluetooth = BridgeConfig.Bluetooth()
         if let node = fields("adapter") {
             let original = try string(node)
@@ -287,6 +287,7 @@ struct ConfigDecoder {
         }
         if let node = fields("scan_watchdog") { bluetooth.scanWatchdog = try duration(node) }
         if let node = fields("max_connections") { bluetooth.maxConnections = try integer(node, in: 1...1024) }
+        if let node = fields("acquire_notify") { bluetooth.acquireNotify = try bool(node) }
         if let node = fields("advertisements") {
             let text = try string(node)
             guard let mode = BridgeConfig.Bluetooth.AdvertisementMode(rawValue: text) else {

@@ -1,3 +1,4 @@
+import BridgeBase
 import CDBus
 import Logging
 import Synchronization
@@ -51,11 +52,18 @@ extension DBusConnection {
         private let state = Mutex(State())
         private var loop: DBusIOLoop!
 
-        init(raw: OpaquePointer, logger: Logger) {
+        /// The loop given at creation (nil: the connection runs its own).
+        private let sharedLoop: PollLoop?
+
+        init(raw: OpaquePointer, logger: Logger, loop: PollLoop?) {
             self.raw = raw
             self.logger = logger
+            sharedLoop = loop
             uniqueName = dbus_bus_get_unique_name(raw).map { String(cString: $0) } ?? ""
         }
+
+        /// The thread the connection's I/O and dispatch run on.
+        var pollLoop: PollLoop { loop.loop }
 
         var isConnected: Bool {
             state.withLock { !$0.closed && $0.connected }
@@ -67,6 +75,7 @@ extension DBusConnection {
         func start() {
             let rawConn = raw
             loop = DBusIOLoop(
+                loop: sharedLoop,
                 onDispatch: { self.dispatchAll() },
                 onExit: { self.loopExited() })
             let loopRef = Unmanaged.passUnretained(loop).toOpaque()
@@ -116,7 +125,7 @@ extension DBusConnection {
                     return core.filter(msg!)
                 },
                 selfRef, nil)
-            loop.start(name: "dbus-io")
+            loop.start()
         }
 
         /// Runs on the I/O thread after each poll.

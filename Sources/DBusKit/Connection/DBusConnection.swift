@@ -1,3 +1,4 @@
+import BridgeBase
 import CDBus
 import Logging
 
@@ -9,7 +10,7 @@ import Musl
 
 /// A connection to a D-Bus message bus.
 ///
-/// Each connection owns one I/O thread that polls the socket and a wake pipe and dispatches
+/// Each connection's I/O runs on a ``PollLoop`` (its own, or one shared with other participants), which polls the socket and dispatches
 /// incoming messages: replies resume the awaiting ``call(destination:path:interface:method:arguments:timeout:)``,
 /// signals go to the ``signals(_:)`` streams that match, and method calls go to an exported
 /// ``DBusObjectServer``. Every method is safe to call from any thread or task.
@@ -18,18 +19,24 @@ public final class DBusConnection: Sendable {
     /// The logger given at creation.
     public let logger: Logger
 
-    private init(raw: OpaquePointer, logger: Logger) {
+    private init(raw: OpaquePointer, logger: Logger, loop: PollLoop?) {
         self.logger = logger
-        self.core = Core(raw: raw, logger: logger)
+        self.core = Core(raw: raw, logger: logger, loop: loop)
         core.start()
     }
+
+    /// The thread this connection's I/O, signal handlers and method handlers run on: the loop
+    /// given at creation, or one of its own.
+    public var pollLoop: PollLoop { core.pollLoop }
 
     deinit {
         core.shutdown()
     }
 
-    /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` when set, else libdbus's default socket.
-    public static func system(logger: Logger) throws(DBusError) -> DBusConnection {
+    /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` when set, else libdbus's default
+    /// socket. With `loop`, the connection's I/O runs on that loop's thread (shared with other
+    /// participants); without, on a loop of its own.
+    public static func system(logger: Logger, loop: PollLoop? = nil) throws(DBusError) -> DBusConnection {
         DBusConnection.initThreads()
         var err = DBusError_C()
         dbus_error_init(&err)
@@ -37,11 +44,12 @@ public final class DBusConnection: Sendable {
             throw DBusError(consuming: &err, fallback: "cannot connect to the system bus")
         }
         dbus_connection_set_exit_on_disconnect(raw, 0)
-        return DBusConnection(raw: raw, logger: logger)
+        return DBusConnection(raw: raw, logger: logger, loop: loop)
     }
 
-    /// Connects to the bus at `address` (e.g. `unix:path=/tmp/bus`) and registers with it.
-    public static func connect(address: String, logger: Logger) throws(DBusError) -> DBusConnection {
+    /// Connects to the bus at `address` (e.g. `unix:path=/tmp/bus`) and registers with it; `loop`
+    /// as for ``system(logger:loop:)``.
+    public static func connect(address: String, logger: Logger, loop: PollLoop? = nil) throws(DBusError) -> DBusConnection {
         DBusConnection.initThreads()
         var err = DBusError_C()
         dbus_error_init(&err)
@@ -55,7 +63,7 @@ public final class DBusConnection: Sendable {
             dbus_connection_unref(raw)
             throw e
         }
-        return DBusConnection(raw: raw, logger: logger)
+        return DBusConnection(raw: raw, logger: logger, loop: loop)
     }
 
     private static let threadsInitialized: Bool = {

@@ -1,3 +1,4 @@
+import BridgeBase
 import CDBus
 import Synchronization
 
@@ -7,12 +8,12 @@ import Glibc
 import Musl
 #endif
 
-/// The I/O thread of one connection: polls libdbus's watches plus a wake pipe, runs libdbus's
-/// timeouts, and drains dispatch. Outgoing messages written from other threads wake it through
-/// the pipe (libdbus's wakeup-main and dispatch-status hooks), so a call's round trip is not
-/// held back by a poll timeout.
-final class DBusIOLoop: @unchecked Sendable {
-    /// A libdbus watch or timeout; only this loop's thread and libdbus's hooks touch it.
+/// One connection's part of a ``PollLoop``: polls libdbus's watches, runs libdbus's timeouts and
+/// drains dispatch on the loop's thread. Outgoing messages written from other threads wake the
+/// loop (libdbus's wakeup-main and dispatch-status hooks), so a call's round trip is not held
+/// back by a poll timeout.
+final class DBusIOLoop: PollParticipant, @unchecked Sendable {
+    /// A libdbus watch or timeout; only the loop's thread and libdbus's hooks touch it.
     private struct Handle: Hashable, @unchecked Sendable {
         let raw: OpaquePointer
     }
@@ -23,64 +24,36 @@ final class DBusIOLoop: @unchecked Sendable {
     private struct State: Sendable {
         var watches: [Handle] = []
         var timeouts: [Timeout] = []
-        var running = true
+        var attached = false
         var exited = false
     }
 
     private let state = Mutex(State())
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
-    private var thread: pthread_t?
-    /// Called on the I/O thread after each poll to dispatch messages. Returns false to stop.
+    /// The thread this connection's I/O runs on.
+    let loop: PollLoop
+    /// Whether the connection started its own loop (stopped when it leaves it).
+    private let ownsLoop: Bool
+    /// The watches polled this turn, in the order of their descriptors.
+    private var polled: [OpaquePointer] = []
+    /// Called on the loop's thread after each poll to dispatch messages. Returns false to leave.
     private let onDispatch: @Sendable () -> Bool
     private let onExit: @Sendable () -> Void
 
-    init(onDispatch: @escaping @Sendable () -> Bool, onExit: @escaping @Sendable () -> Void) {
-        var fds: [Int32] = [0, 0]
-        _ = pipe(&fds)
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
-        _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(wakeWrite, F_SETFL, fcntl(wakeWrite, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(wakeRead, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(wakeWrite, F_SETFD, FD_CLOEXEC)
+    init(loop: PollLoop?, onDispatch: @escaping @Sendable () -> Bool, onExit: @escaping @Sendable () -> Void) {
+        self.loop = loop ?? PollLoop(name: "dbus-io")
+        ownsLoop = loop == nil
         self.onDispatch = onDispatch
         self.onExit = onExit
     }
 
-    deinit {
-        close(wakeRead)
-        close(wakeWrite)
-    }
-
-    static func nowMs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
-
     /// Wakes the poll.
-    func wake() {
-        var b: UInt8 = 1
-        _ = write(wakeWrite, &b, 1)
-    }
+    func wake() { loop.wake() }
 
-    /// Asks the loop to stop after its current iteration.
-    func stop() {
-        state.withLock { $0.running = false }
-        wake()
-    }
-
-    var isRunning: Bool { state.withLock { $0.running } }
-
-    /// Whether the I/O thread has left its loop.
+    /// Whether the connection has left the loop.
     var hasExited: Bool { state.withLock { $0.exited } }
 
-    /// Whether the caller is the I/O thread.
-    var isCurrentThread: Bool {
-        guard let thread else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
-    }
+    /// Whether the caller is the loop's thread.
+    var isCurrentThread: Bool { loop.isCurrentThread }
 
     // MARK: libdbus hooks (any thread, libdbus's lock may be held: never call back into libdbus here)
 
@@ -95,7 +68,7 @@ final class DBusIOLoop: @unchecked Sendable {
     }
 
     func addTimeout(_ t: OpaquePointer) {
-        let deadline = Self.nowMs() + Int64(dbus_timeout_get_interval(t))
+        let deadline = PollLoop.nowMs() + Int64(dbus_timeout_get_interval(t))
         state.withLock { $0.timeouts.append(Timeout(timeout: Handle(raw: t), deadline: deadline)) }
         wake()
     }
@@ -106,7 +79,7 @@ final class DBusIOLoop: @unchecked Sendable {
     }
 
     func toggleTimeout(_ t: OpaquePointer) {
-        let deadline = Self.nowMs() + Int64(dbus_timeout_get_interval(t))
+        let deadline = PollLoop.nowMs() + Int64(dbus_timeout_get_interval(t))
         state.withLock { s in
             if let i = s.timeouts.firstIndex(where: { $0.timeout.raw == t }) {
                 s.timeouts[i].deadline = deadline
@@ -115,87 +88,85 @@ final class DBusIOLoop: @unchecked Sendable {
         wake()
     }
 
-    // MARK: Thread
+    // MARK: Loop
 
-    func start(name: String) {
-        let box = Unmanaged.passRetained(self)
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { raw in
-            let loop = Unmanaged<DBusIOLoop>.fromOpaque(raw!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, box.toOpaque())
-        if rc == 0 {
-            thread = tid
-            pthread_detach(tid)
-        } else {
-            box.release()
-        }
+    /// Joins the loop (starting it when the connection owns it).
+    func start() {
+        state.withLock { $0.attached = true }
+        loop.add(self)
+        if ownsLoop { loop.start() }
     }
 
-    private func run() {
-        var pfds = [pollfd]()
-        var polled = [OpaquePointer]()
-        while isRunning {
-            pfds.removeAll(keepingCapacity: true)
-            polled.removeAll(keepingCapacity: true)
-            pfds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            let (handles, nextDeadline) = state.withLock { s -> ([Handle], Int64?) in
-                let enabled = s.timeouts.filter { dbus_timeout_get_enabled($0.timeout.raw) != 0 }
-                return (s.watches, enabled.map(\.deadline).min())
+    func prepare(_ turn: inout PollLoop.Turn) {
+        polled.removeAll(keepingCapacity: true)
+        let (handles, nextDeadline) = state.withLock { s -> ([Handle], Int64?) in
+            var next: Int64?
+            for t in s.timeouts where dbus_timeout_get_enabled(t.timeout.raw) != 0 {
+                next = min(next ?? t.deadline, t.deadline)
             }
-            for w in handles.map(\.raw) where dbus_watch_get_enabled(w) != 0 {
-                let fd = dbus_watch_get_unix_fd(w)
-                guard fd >= 0 else { continue }
-                let flags = dbus_watch_get_flags(w)
-                var events: Int16 = 0
-                if flags & UInt32(CDBUS_WATCH_READABLE) != 0 { events |= Int16(POLLIN) }
-                if flags & UInt32(CDBUS_WATCH_WRITABLE) != 0 { events |= Int16(POLLOUT) }
-                pfds.append(pollfd(fd: fd, events: events, revents: 0))
-                polled.append(w)
-            }
-            var timeoutMs: Int32 = -1
-            if let d = nextDeadline {
-                timeoutMs = Int32(clamping: max(0, d - Self.nowMs()))
-            }
-            let n = poll(&pfds, nfds_t(pfds.count), timeoutMs)
-            if n < 0 && errno != EINTR { break }
-            if pfds[0].revents != 0 {
-                var buf = [UInt8](repeating: 0, count: 64)
-                while read(wakeRead, &buf, 64) > 0 {}
-            }
-            if n > 0 {
-                for i in 1..<pfds.count where pfds[i].revents != 0 {
-                    let w = polled[i - 1]
-                    // The watch may have been removed meanwhile.
-                    let stillThere = state.withLock { $0.watches.contains(Handle(raw: w)) }
-                    guard stillThere else { continue }
-                    var flags: UInt32 = 0
-                    let r = pfds[i].revents
-                    if r & Int16(POLLIN) != 0 { flags |= UInt32(CDBUS_WATCH_READABLE) }
-                    if r & Int16(POLLOUT) != 0 { flags |= UInt32(CDBUS_WATCH_WRITABLE) }
-                    if r & Int16(POLLERR) != 0 { flags |= UInt32(CDBUS_WATCH_ERROR) }
-                    if r & Int16(POLLHUP) != 0 { flags |= UInt32(CDBUS_WATCH_HANGUP) }
-                    dbus_watch_handle(w, flags)
-                }
-            }
-            // Timeouts that are due.
-            let now = Self.nowMs()
-            let due = state.withLock { s -> [Handle] in
-                var out = [Handle]()
-                for i in s.timeouts.indices where s.timeouts[i].deadline <= now {
-                    out.append(s.timeouts[i].timeout)
-                    s.timeouts[i].deadline = now + Int64(dbus_timeout_get_interval(s.timeouts[i].timeout.raw))
-                }
-                return out
-            }
-            for t in due {
-                let stillThere = state.withLock { $0.timeouts.contains { $0.timeout == t } }
-                if stillThere, dbus_timeout_get_enabled(t.raw) != 0 { _ = dbus_timeout_handle(t.raw) }
-            }
-            if !onDispatch() { break }
+            return (s.watches, next)
         }
+        for w in handles.map(\.raw) where dbus_watch_get_enabled(w) != 0 {
+            let fd = dbus_watch_get_unix_fd(w)
+            guard fd >= 0 else { continue }
+            let flags = dbus_watch_get_flags(w)
+            var events: Int16 = 0
+            if flags & UInt32(CDBUS_WATCH_READABLE) != 0 { events |= Int16(POLLIN) }
+            if flags & UInt32(CDBUS_WATCH_WRITABLE) != 0 { events |= Int16(POLLOUT) }
+            turn.watch(fd, events: events)
+            polled.append(w)
+        }
+        if let nextDeadline { turn.wake(atMs: nextDeadline) }
+    }
+
+    func handle(_ ready: UnsafeBufferPointer<pollfd>, nowMs: Int64) {
+        for (i, p) in ready.enumerated() where p.revents != 0 && i < polled.count {
+            let w = polled[i]
+            // The watch may have been removed meanwhile.
+            guard state.withLock({ $0.watches.contains(Handle(raw: w)) }) else { continue }
+            var flags: UInt32 = 0
+            let r = p.revents
+            if r & Int16(POLLIN) != 0 { flags |= UInt32(CDBUS_WATCH_READABLE) }
+            if r & Int16(POLLOUT) != 0 { flags |= UInt32(CDBUS_WATCH_WRITABLE) }
+            if r & Int16(POLLERR) != 0 { flags |= UInt32(CDBUS_WATCH_ERROR) }
+            if r & Int16(POLLHUP) != 0 { flags |= UInt32(CDBUS_WATCH_HANGUP) }
+            dbus_watch_handle(w, flags)
+        }
+        // Timeouts that are due.
+        let now = PollLoop.nowMs()
+        let due = state.withLock { s -> [Handle] in
+            var out = [Handle]()
+            for i in s.timeouts.indices where s.timeouts[i].deadline <= now {
+                out.append(s.timeouts[i].timeout)
+                s.timeouts[i].deadline = now + Int64(dbus_timeout_get_interval(s.timeouts[i].timeout.raw))
+            }
+            return out
+        }
+        for t in due {
+            let stillThere = state.withLock { $0.timeouts.contains { $0.timeout == t } }
+            if stillThere, dbus_timeout_get_enabled(t.raw) != 0 { _ = dbus_timeout_handle(t.raw) }
+        }
+        if !onDispatch() { leave() }
+    }
+
+    /// Leaves the loop (the connection is closed); ``hasExited`` turns true once detached.
+    private func leave() {
+        let was = state.withLock { s -> Bool in
+            defer { s.attached = false }
+            return s.attached
+        }
+        guard was else { return }
+        loop.remove(self)
+        if ownsLoop { loop.stop() }
+    }
+
+    func detached() {
+        let first = state.withLock { s -> Bool in
+            defer { s.exited = true }
+            return !s.exited
+        }
+        guard first else { return }
         onExit()
-        state.withLock { $0.exited = true }
+        if ownsLoop { loop.stop() }
     }
 }

@@ -63,6 +63,20 @@ extension FakeCentral {
         _ = try await record("StartNotify", characteristic, gatt: true)
     }
 
+    /// Refused with `NotSupported` unless ``acquireSupported``, as by a BlueZ without it.
+    func acquireNotify(characteristic: String) async throws(BlueZError) -> Int {
+        _ = try await record("AcquireNotify", characteristic, gatt: true)
+        guard acquireSupported else {
+            throw BlueZError(code: .notSupported, name: "org.bluez.Error.NotSupported", message: "Operation is not supported")
+        }
+        acquire(characteristic)
+        return 247
+    }
+
+    func releaseNotify(characteristic: String) -> Bool {
+        release(characteristic, recording: true)
+    }
+
     func stopNotify(characteristic: String) async throws(BlueZError) {
         _ = try await record("StopNotify", characteristic)
     }

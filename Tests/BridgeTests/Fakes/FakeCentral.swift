@@ -38,6 +38,9 @@ final class FakeCentral: BluetoothCentral {
         var maxGattInFlight: [String: Int] = [:]
         var links = 0
         var maxLinks = 0
+        /// Characteristics with an `AcquireNotify` socket.
+        var acquired: Set<String> = []
+        var acquireSupported = false
     }
 
     let clock: FakeClock
@@ -110,8 +113,35 @@ final class FakeCentral: BluetoothCentral {
         state.withLock { $0.valueHandler }?(path, value)
     }
 
+    /// Whether `AcquireNotify` succeeds (else `NotSupported`).
+    var acquireSupported: Bool {
+        get { state.withLock { $0.acquireSupported } }
+        set { state.withLock { $0.acquireSupported = newValue } }
+    }
+
+    /// Characteristics with an acquired socket.
+    var acquired: Set<String> { state.withLock { $0.acquired } }
+
+    func acquire(_ characteristic: String) {
+        state.withLock { _ = $0.acquired.insert(characteristic) }
+    }
+
+    func release(_ characteristic: String, recording: Bool = false) -> Bool {
+        state.withLock { s in
+            if recording { s.calls.append(Call(method: "ReleaseNotify", path: characteristic, at: clock.now)) }
+            return s.acquired.remove(characteristic) != nil
+        }
+    }
+
+    /// BlueZ closes an acquired socket (the link went down, or it ended the notifications).
+    func hangUp(_ characteristic: String) {
+        guard release(characteristic) else { return }
+        continuation.yield(.notificationsReleased(characteristic: characteristic))
+    }
+
     /// Drops the link as a peripheral going away would.
     func dropLink(_ device: String) {
+        for c in acquired where c.hasPrefix(device + "/") { hangUp(c) }
         let wasUp = state.withLock { s -> Bool in
             let up = s.tree.device(device)?.connected ?? false
             if up { s.links -= 1 }
