@@ -57,7 +57,10 @@ public final class BlueZClient: Sendable {
         (events, eventContinuation) = AsyncStream<BlueZEvent>.makeStream(bufferingPolicy: .unbounded)
         notificationSockets = NotificationSockets(loop: connection.pollLoop)
         let continuation = eventContinuation
-        notificationSockets.setOnClosed { path in continuation.yield(.notificationsReleased(characteristic: path)) }
+        notificationSockets.setOnClosed { [logger] path in
+            logger.debug("notification socket of \(path) hung up")
+            continuation.yield(.notificationsReleased(characteristic: path))
+        }
     }
 
     /// Sets the handler of characteristic values (from signals and from notification sockets).

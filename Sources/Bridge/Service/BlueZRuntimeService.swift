@@ -1,4 +1,5 @@
 import BlueZ
+import BridgeBase
 import BridgeCore
 import DBusKit
 import Logging
@@ -16,6 +17,7 @@ struct BlueZRuntimeService: Service {
     let config: BridgeConfig
     let mqtt: MQTTClient
     let logger: Logger
+    let loop: PollLoop
     let connectBus: BridgeService.BusConnector
 
     func run() async throws {
@@ -64,7 +66,7 @@ struct BlueZRuntimeService: Service {
         let clock = LiveClock()
         while !Task.isCancelled && shutdown.count == 0 {
             do {
-                return try connectBus(logger)
+                return try connectBus(logger, loop)
             } catch {
                 logger.warning("cannot connect to the D-Bus system bus: \(error); retrying in \(delay)")
             }

@@ -1,4 +1,5 @@
 import BlueZ
+import BridgeBase
 import BridgeCore
 import DBusKit
 import Logging
@@ -9,8 +10,8 @@ import ServiceLifecycle
 /// shutdown the runtime stops first (publishes `offline`, stops notifications, disconnects,
 /// bounded), then the bus closes, then the MQTT client disconnects.
 public struct BridgeService: Service {
-    /// Opens the D-Bus connection BlueZ is on.
-    public typealias BusConnector = @Sendable (Logger) throws(DBusError) -> DBusConnection
+    /// Opens the D-Bus connection BlueZ is on, with its I/O on the given loop.
+    public typealias BusConnector = @Sendable (Logger, PollLoop) throws(DBusError) -> DBusConnection
 
     let config: BridgeConfig
     let logger: Logger
@@ -19,7 +20,9 @@ public struct BridgeService: Service {
     /// Creates the service. `connectBus` defaults to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`).
     public init(
         config: BridgeConfig, logger: Logger,
-        connectBus: @escaping BusConnector = { logger throws(DBusError) in try DBusConnection.system(logger: logger) }
+        connectBus: @escaping BusConnector = { logger, loop throws(DBusError) in
+            try DBusConnection.system(logger: logger, loop: loop)
+        }
     ) {
         self.config = config
         self.logger = logger
@@ -52,7 +55,11 @@ public struct BridgeService: Service {
             // Per-entity configs of earlier versions still retained: cleared (HomeAssistantPublisher).
             mqtt.subscribe(HomeAssistantDiscovery.legacyFilter(topics), qos: 1)
         }
-        let runtime = BlueZRuntimeService(config: config, mqtt: mqtt, logger: logger, connectBus: connectBus)
+        // One I/O thread: D-Bus, the notification sockets and (soon) the broker's socket.
+        let loop = PollLoop(name: "bridge-io")
+        loop.start()
+        defer { loop.stop() }
+        let runtime = BlueZRuntimeService(config: config, mqtt: mqtt, logger: logger, loop: loop, connectBus: connectBus)
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: MQTTService(client: mqtt)),
