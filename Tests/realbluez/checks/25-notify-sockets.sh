@@ -15,7 +15,9 @@ RN_HR_UUID=00002a37-0000-1000-8000-00805f9b34fb
 RN_BATTERY_UUID=00002a19-0000-1000-8000-00805f9b34fb
 
 # the bridge's D-Bus method calls of MEMBER on PATH in dbus-monitor's capture
-rn_calls() { grep -c "interface=org.bluez.GattCharacteristic1; member=$2\$" <(grep -F "path=$1;" "$SUITE/dbus-monitor.txt") || true; }
+rn_calls() {
+  grep -F "path=$1;" "$SUITE/dbus-monitor.txt" | grep -c "interface=org.bluez.GattCharacteristic1; member=$2\$"
+}
 
 # NotifyAcquired of PATH is VALUE within SECONDS
 rn_acquired() {
