@@ -16,8 +16,8 @@ extension Simulator {
     /// `StartNotify` sessions exist → `InProgress "In Progress"`; no `notify` property (5.66 does not
     /// acquire indicate-only characteristics) or scenario `acquire_notify: false` → `NotSupported`.
     /// Then the CCC write (`notify_delay`, `notify_error`), the wait for the resolve, and the socket
-    /// pair. Returns the client's end (the reply passes it; ``acquireNotifyReplied(characteristic:_:)``
-    /// closes this copy) and the ATT MTU.
+    /// pair. Returns the client's end (the reply passes it; ``closePassedDescriptor(_:)`` closes
+    /// this copy after the reply) and the ATT MTU.
     func acquireNotify(characteristic path: String, sender: String) async throws(DBusError) -> (Int32, UInt16) {
         let (d, c) = try characteristic(at: path)
         d.stats.acquireNotifyCalls &+= 1
@@ -66,17 +66,21 @@ extension Simulator {
 
     /// After the `AcquireNotify` reply: closes the simulator's copy of the client's end (libdbus
     /// passed a duplicate; the client's end must have no other holder, so that the client closing
-    /// it is a hang-up here) and signals `NotifyAcquired: true`.
-    nonisolated func acquireNotifyReplied(characteristic path: String, _ values: [DBusValue]) {
+    /// it is a hang-up here).
+    static func closePassedDescriptor(_ values: [DBusValue]) {
         guard case .unixFD(let fd)? = values.first, fd >= 0 else { return }
         close(fd)
-        Task { await self.announceAcquisition(characteristic: path) }
     }
 
+    /// After the `AcquireNotify` reply: signals `NotifyAcquired: true`, once per acquisition.
     func announceAcquisition(characteristic path: String) {
-        guard let c = (try? characteristic(at: path))?.1, c.state.withLock({ $0.acquisition?.socket != nil }),
-              server.property(path: c.path, interface: BluezNames.gattCharacteristic, name: "NotifyAcquired") == .bool(true)
-        else { return }
+        guard let c = (try? characteristic(at: path))?.1 else { return }
+        let announce = c.state.withLock { s -> Bool in
+            guard s.acquisition?.socket != nil, s.acquisition?.announced == false else { return false }
+            s.acquisition?.announced = true
+            return true
+        }
+        guard announce else { return }
         server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["NotifyAcquired": .bool(true)])
     }
 

@@ -263,7 +263,8 @@ extension Simulator {
                 return []
             },
             "AcquireNotify": DBusMethod(in: "a{sv}", out: "hq", afterReply: { [weak self] values in
-                self?.acquireNotifyReplied(characteristic: c.path, values)
+                Simulator.closePassedDescriptor(values)
+                Task { await self?.announceAcquisition(characteristic: c.path) }
             }) { [weak self] inv in
                 guard let self else { throw BluezError.failed("Not connected") }
                 let (fd, mtu) = try await self.acquireNotify(characteristic: inv.path, sender: inv.sender)

@@ -10,6 +10,8 @@ struct NotifyAcquisition: Sendable {
     /// The notification is registered: false once the owner left the bus (bluetoothd then
     /// unregisters it, but keeps the socket, and `NotifyAcquired` true, until the socket hangs up).
     var subscribed = true
+    /// `NotifyAcquired: true` was signalled (after the reply).
+    var announced = false
 
     /// Values go to the socket.
     var flowing: Bool { socket != nil && subscribed }
