@@ -36,6 +36,27 @@ import Testing
         #expect(service.characteristics.map(\.value) == [[1, 2], [3, 4]])
     }
 
+    @Test func acquireNotifyKey() throws {
+        let scenario = try ScenarioLoader.parse("""
+            devices:
+              - address: "c8:12:34:56:78:9a"
+                services:
+                  - uuid: "180D"
+                    characteristics:
+                      - { uuid: "2a37", flags: [notify] }
+                      - { uuid: "2a38", flags: [notify], acquire_notify: false }
+            """)
+        let characteristics = try #require(scenario.devices.first?.services.first?.characteristics)
+        #expect(characteristics.map(\.acquireNotify) == [true, false])
+        #expect(throws: ScenarioError.self) {
+            try ScenarioLoader.parse("""
+                devices:
+                  - address: "c8:12:34:56:78:9a"
+                    services: [{ uuid: "180D", characteristics: [{ uuid: "2a37", flags: [notify], acquire_notify: maybe }] }]
+                """)
+        }
+    }
+
     @Test func errorsHaveTheirPosition() {
         func failure(_ yaml: String) -> String {
             do {

@@ -20,7 +20,8 @@ final class NotificationScheduler: @unchecked Sendable {
         var characteristic: SimCharacteristic
     }
 
-    typealias Emit = @Sendable (SimCharacteristic, [UInt8]) -> Void
+    /// Delivers one value: to the acquired socket when one is given, else as a signal.
+    typealias Emit = @Sendable (SimCharacteristic, [UInt8], NotifySocket?) -> Void
 
     private let emit: Emit
     // The one place without Synchronization.Mutex: a timed condition-variable wait needs the
@@ -124,8 +125,8 @@ final class NotificationScheduler: @unchecked Sendable {
             pthread_mutex_unlock(mutex)
             var stale: [(SimCharacteristic, UInt64)] = []
             for e in due {
-                if let value = e.characteristic.nextNotification(token: e.token) {
-                    emit(e.characteristic, value)
+                if let next = e.characteristic.nextNotification(token: e.token) {
+                    emit(e.characteristic, next.value, next.socket)
                 } else {
                     stale.append((e.characteristic, e.token))
                 }

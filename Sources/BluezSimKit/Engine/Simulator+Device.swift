@@ -261,6 +261,7 @@ extension Simulator {
         d.linkLossError = pendingError
         d.pairingUntil = nil
         if let waiters = linkWaiters[d.path] { for waiter in waiters.values { waiter.cancel() } }
+        resumeServiceWaiters(d)
         guard wasUp else { return }
         d.stats.disconnects &+= 1
         if !requested {
@@ -279,14 +280,18 @@ extension Simulator {
             d.batteryExported = false
             if signal { server.removeInterfaces(path: d.path, names: [BluezNames.battery]) }
         }
+        // bluetoothd shuts every acquired socket down (btd_gatt_client_disconnected): the clients
+        // see POLLHUP, then NotifyAcquired goes false (sock_hup -> destroy_sock).
+        for c in d.gatt.characteristics { releaseAcquisition(c, signal: signal) }
         let dropGatt: Bool
         if case .resolvedBeforeGatt = d.resolveBehaviour { dropGatt = true } else { dropGatt = !options.gattCache }
         if dropGatt && d.gattExported { removeGatt(d) }
     }
 
-    /// Removes the GATT objects of `d` (and the notification sessions with them).
+    /// Removes the GATT objects of `d` (and the notification sessions and acquired sockets with them).
     func removeGatt(_ d: SimulatedDevice) {
         for c in d.gatt.characteristics {
+            releaseAcquisition(c, signal: false)
             c.state.withLock { s in
                 s.sessions.removeAll()
                 s.active = false

@@ -259,12 +259,16 @@ extension Simulator {
                 return []
             },
             "AcquireWrite": DBusMethod(in: "a{sv}", out: "hq") { [weak self] inv in
-                try await self?.acquire(characteristic: inv.path, flag: "write-without-response")
+                try await self?.acquireWrite(characteristic: inv.path)
                 return []
             },
-            "AcquireNotify": DBusMethod(in: "a{sv}", out: "hq") { [weak self] inv in
-                try await self?.acquire(characteristic: inv.path, flag: "notify")
-                return []
+            "AcquireNotify": DBusMethod(in: "a{sv}", out: "hq", afterReply: { [weak self] values in
+                Simulator.closePassedDescriptor(values)
+                Task { await self?.announceAcquisition(characteristic: c.path) }
+            }) { [weak self] inv in
+                guard let self else { throw BluezError.failed("Not connected") }
+                let (fd, mtu) = try await self.acquireNotify(characteristic: inv.path, sender: inv.sender)
+                return [.unixFD(fd), .uint16(mtu)]
             },
         ])
     }

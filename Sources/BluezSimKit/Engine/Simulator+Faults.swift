@@ -133,6 +133,7 @@ extension Simulator {
     /// Removes a known device's objects but keeps what bluetoothd stores about it (known, paired).
     func hideDevice(_ d: SimulatedDevice) {
         for c in d.gatt.characteristics {
+            releaseAcquisition(c, signal: false)
             c.state.withLock { s in
                 s.sessions.removeAll()
                 s.active = false

@@ -231,17 +231,20 @@ extension Simulator {
         if let echo = c.echoTo, let target = d.gatt.sibling(of: c, uuid: echo) {
             target.store(value, offset: 0)
             if target.isActive {
-                Self.emitNotification(server: server, log: notifyLog, characteristic: target, value: value)
+                Self.emitNotification(server: server, log: notifyLog, characteristic: target, value: value,
+                                      socket: target.notifySocket)
             }
         }
     }
 
     /// `StartNotify`. The first session of a connected device writes the CCC: the peripheral may answer
     /// late (`notify_delay`) or refuse (`notify_error`, the session is dropped and the error returned).
+    /// While the characteristic is acquired (`AcquireNotify`, by anyone): `NotPermitted "Notify acquired"`.
     func startNotify(characteristic path: String, sender: String) async throws(DBusError) {
         let (d, c) = try characteristic(at: path)
         d.stats.startNotifyCalls &+= 1
         c.state.withLock { $0.startNotifyCalls &+= 1 }
+        if c.state.withLock({ $0.acquisition != nil }) { throw BluezError.notPermitted("Notify acquired") }
         guard c.canNotify else { throw BluezError.notSupported }
         let (already, active) = c.state.withLock { s in (s.sessions.contains(sender), s.active) }
         if already {
@@ -269,16 +272,25 @@ extension Simulator {
         activate(c)
     }
 
+    /// `StopNotify`: ends `sender`'s session. On an acquired characteristic it ends the acquisition,
+    /// whoever calls (bluetoothd's `destroy_sock`: the socket closes, `NotifyAcquired` false).
     func stopNotify(characteristic path: String, sender: String) throws(DBusError) {
         let (d, c) = try characteristic(at: path)
+        if releaseAcquisition(c, signal: true) {
+            d.stats.stopNotifyCalls &+= 1
+            logger.debug("StopNotify released the acquired socket", metadata: ["path": "\(path)", "client": "\(sender)"])
+            return
+        }
         guard removeNotifySession(c, sender: sender) else { throw BluezError.failed("No notify session started") }
         d.stats.stopNotifyCalls &+= 1
         logger.debug("StopNotify", metadata: ["path": "\(path)", "client": "\(sender)"])
     }
 
     /// Turns notifications back on after services resolved; sessions of a characteristic whose CCC
-    /// write the peripheral refuses (`notify_error`) are dropped.
+    /// write the peripheral refuses (`notify_error`) are dropped. `AcquireNotify` calls waiting for
+    /// the resolve go on.
     func resumeNotifications(_ d: SimulatedDevice) {
+        resumeServiceWaiters(d)
         for c in d.gatt.characteristics {
             if c.faults.effectiveNotifyError != nil {
                 for sender in c.sessions { removeNotifySession(c, sender: sender) }
@@ -288,24 +300,18 @@ extension Simulator {
         }
     }
 
-    func acquire(characteristic path: String, flag: String) throws(DBusError) {
-        let (d, c) = try characteristic(at: path)
-        guard d.connection == .connected else { throw BluezError.failed("Not connected") }
-        guard c.flags.contains(flag) else { throw BluezError.notSupported }
-        // File-descriptor passing is not simulated: clients fall back to WriteValue / StartNotify.
-        throw BluezError.notSupported
-    }
-
-    /// Starts notifications of `c` if it has sessions and is not active yet.
+    /// Starts notifications of `c` if it has sessions (or an acquired socket) and is not active yet.
+    /// `Notifying` becomes true for sessions only: bluetoothd leaves it false for an acquired socket.
     func activate(_ c: SimCharacteristic) {
-        let token: UInt64? = c.state.withLock { s in
-            guard !s.active, !s.sessions.isEmpty else { return nil }
+        let (token, sessions): (UInt64?, Bool) = c.state.withLock { s in
+            guard !s.active, s.hasSubscribers else { return (nil, false) }
             s.active = true
             s.token &+= 1
-            return s.token
+            return (s.token, !s.sessions.isEmpty)
         }
         guard let token else { return }
-        if server.property(path: c.path, interface: BluezNames.gattCharacteristic, name: "Notifying") != .bool(true) {
+        if sessions,
+           server.property(path: c.path, interface: BluezNames.gattCharacteristic, name: "Notifying") != .bool(true) {
             server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Notifying": .bool(true)])
         }
         if let interval = c.interval {
@@ -318,7 +324,7 @@ extension Simulator {
     func removeNotifySession(_ c: SimCharacteristic, sender: String) -> Bool {
         let (removed, empty) = c.state.withLock { s -> (Bool, Bool) in
             let removed = s.sessions.remove(sender) != nil
-            if removed && s.sessions.isEmpty { s.active = false }
+            if removed && !s.hasSubscribers { s.active = false }
             return (removed, s.sessions.isEmpty)
         }
         if removed && empty,

@@ -1,12 +1,17 @@
 import DBusKit
 import Synchronization
 
-/// Counters for tests (control `GetStats`): connections, notifications, writes, sessions.
+/// Counters for tests (control `GetStats`): connections, notifications (signalled or written to
+/// acquired sockets), writes, sessions.
 extension Simulator {
     /// Totals and per-device counters as an `a{sv}` dictionary (layout: scripts/sim/README.md).
     public func statistics() -> [String: DBusValue] {
         var total = DeviceStats()
         var notifications: UInt64 = 0
+        var signalled: UInt64 = 0
+        var socketed: UInt64 = 0
+        var socketDrops: UInt64 = 0
+        var acquired = 0
         var sessions = 0
         var connected = 0
         var entries: [DBusDictEntry] = []
@@ -25,22 +30,34 @@ extension Simulator {
             total.writeFailures &+= s.writeFailures
             total.startNotifyCalls &+= s.startNotifyCalls
             total.stopNotifyCalls &+= s.stopNotifyCalls
-            var deviceNotifications: UInt64 = 0
+            total.acquireNotifyCalls &+= s.acquireNotifyCalls
+            var deviceSignalled: UInt64 = 0
+            var deviceSocketed: UInt64 = 0
+            var deviceDrops: UInt64 = 0
+            var deviceAcquired = 0
             var deviceSessions = 0
             var notifying = 0
             var byUUID: [String: Int] = [:]
             var callsByUUID: [String: UInt64] = [:]
             var clients = Set<String>()
             for c in d.gatt.characteristics {
-                deviceNotifications &+= c.notificationCount.load(ordering: .relaxed)
+                deviceSignalled &+= c.notificationCount.load(ordering: .relaxed)
+                deviceSocketed &+= c.socketNotificationCount.load(ordering: .relaxed)
+                deviceDrops &+= c.socketDropCount.load(ordering: .relaxed)
                 let (n, active, names, calls) = c.state.withLock { ($0.sessions.count, $0.active, $0.sessions, $0.startNotifyCalls) }
+                if c.state.withLock({ $0.acquisition?.socket != nil }) { deviceAcquired += 1 }
                 deviceSessions += n
                 if active { notifying += 1 }
                 if n > 0 { byUUID[c.uuid, default: 0] += n }
                 if calls > 0 { callsByUUID[c.uuid, default: 0] &+= calls }
                 clients.formUnion(names)
             }
+            let deviceNotifications = deviceSignalled &+ deviceSocketed
             notifications &+= deviceNotifications
+            signalled &+= deviceSignalled
+            socketed &+= deviceSocketed
+            socketDrops &+= deviceDrops
+            acquired += deviceAcquired
             sessions += deviceSessions
             let isConnected = d.connection == .connected
             if isConnected { connected += 1 }
@@ -68,6 +85,11 @@ extension Simulator {
                 "start_notify_calls": .uint64(s.startNotifyCalls),
                 "stop_notify_calls": .uint64(s.stopNotifyCalls),
                 "notifications": .uint64(deviceNotifications),
+                "notifications_signal": .uint64(deviceSignalled),
+                "notifications_socket": .uint64(deviceSocketed),
+                "notify_socket_drops": .uint64(deviceDrops),
+                "acquire_notify_calls": .uint64(s.acquireNotifyCalls),
+                "notify_acquired": .uint32(UInt32(deviceAcquired)),
                 "notify_sessions": .uint32(UInt32(deviceSessions)),
                 "notifying": .uint32(UInt32(notifying)),
                 "notify_sessions_by_uuid": .dictionary(key: "s", value: "u", byUUID.keys.sorted().map {
@@ -109,6 +131,11 @@ extension Simulator {
             "start_notify_calls": .uint64(total.startNotifyCalls),
             "stop_notify_calls": .uint64(total.stopNotifyCalls),
             "notifications": .uint64(notifications),
+            "notifications_signal": .uint64(signalled),
+            "notifications_socket": .uint64(socketed),
+            "notify_socket_drops": .uint64(socketDrops),
+            "acquire_notify_calls": .uint64(total.acquireNotifyCalls),
+            "notify_acquired": .uint32(UInt32(acquired)),
             "notify_sessions": .uint32(UInt32(sessions)),
             "connected_devices": .uint32(UInt32(connected)),
             "discovery_starts": .uint64(discoveryStarts),
@@ -126,6 +153,8 @@ extension Simulator {
             d.stats = DeviceStats()
             for c in d.gatt.characteristics {
                 c.notificationCount.store(0, ordering: .relaxed)
+                c.socketNotificationCount.store(0, ordering: .relaxed)
+                c.socketDropCount.store(0, ordering: .relaxed)
                 c.state.withLock { $0.startNotifyCalls = 0 }
             }
         }

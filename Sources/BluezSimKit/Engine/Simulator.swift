@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 import Logging
 import Synchronization
@@ -36,6 +37,10 @@ public actor Simulator {
     let notifyLog: EventLog?
     let writeLog: EventLog?
     let scheduler: NotificationScheduler
+    /// Watches the acquired notification sockets for hang-ups and client packets.
+    let socketWatcher = NotifySocketWatcher()
+    /// The one thread that polls them.
+    let socketLoop = PollLoop(name: "bluez-sim notify sockets")
     let clock = ContinuousClock()
 
     var adapters: [String: SimulatedAdapter] = [:]
@@ -64,6 +69,10 @@ public actor Simulator {
     var discoveryStartFailures: UInt64 = 0
     /// What was last written to the state store.
     var savedKnownDevices: [KnownDevice]?
+    /// The id of the last `AcquireNotify` session.
+    var lastAcquisitionID: UInt64 = 0
+    /// `AcquireNotify` calls waiting for services to resolve, by device path.
+    var serviceWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
 
     /// Creates the simulator for `scenario`. Nothing is exported until ``start()``.
     public init(scenario: Scenario, server: DBusObjectServer, logger: Logger, options: SimulatorOptions = SimulatorOptions(),
@@ -74,8 +83,8 @@ public actor Simulator {
         self.options = options
         self.notifyLog = notifyLog
         self.writeLog = writeLog
-        self.scheduler = NotificationScheduler { [server, notifyLog] c, value in
-            Simulator.emitNotification(server: server, log: notifyLog, characteristic: c, value: value)
+        self.scheduler = NotificationScheduler { [server, notifyLog] c, value, socket in
+            Simulator.emitNotification(server: server, log: notifyLog, characteristic: c, value: value, socket: socket)
         }
         for spec in scenario.adapters {
             let a = SimulatedAdapter(spec: spec)
@@ -122,6 +131,7 @@ public actor Simulator {
         savedKnownDevices = stored
         persistKnownDevices()
         scheduler.start()
+        startSocketWatcher()
         let sweepEvery = max(.milliseconds(100), min(.seconds(1), settings.temporaryTimeout / 4))
         backgroundTasks.append(Task { [weak self] in
             while !Task.isCancelled {
@@ -170,6 +180,10 @@ public actor Simulator {
         for t in backgroundTasks { t.cancel() }
         backgroundTasks.removeAll()
         scheduler.stop()
+        for path in deviceOrder {
+            for c in devices[path]!.gatt.characteristics { releaseAcquisition(c, signal: false) }
+        }
+        socketLoop.stop()
         notifyLog?.flush()
         writeLog?.flush()
     }
@@ -188,6 +202,7 @@ public actor Simulator {
         for path in deviceOrder {
             for c in devices[path]!.gatt.characteristics {
                 removeNotifySession(c, sender: uniqueName)
+                acquirerVanished(c, uniqueName)
             }
         }
         agents[uniqueName] = nil
@@ -240,11 +255,21 @@ public actor Simulator {
         try? await Task.sleep(for: d)
     }
 
-    /// Emits one notification: `PropertiesChanged(GattCharacteristic1, {Value}, [])` and a log line.
+    /// Emits one notification and a log line: one packet on the acquired `socket` (bluetoothd's
+    /// `notify_io_cb`: `Value` is neither stored nor signalled, a full socket drops the value), else
+    /// `PropertiesChanged(GattCharacteristic1, {Value}, [])` (`notify_cb`).
     static func emitNotification(server: DBusObjectServer, log: EventLog?, characteristic c: SimCharacteristic,
-                                 value: [UInt8]) {
-        server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Value": .bytes(value)])
-        c.notificationCount.add(1, ordering: .relaxed)
+                                 value: [UInt8], socket: NotifySocket?) {
+        if let socket {
+            if socket.sendPacket(value) {
+                c.socketNotificationCount.add(1, ordering: .relaxed)
+            } else {
+                c.socketDropCount.add(1, ordering: .relaxed)
+            }
+        } else {
+            server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Value": .bytes(value)])
+            c.notificationCount.add(1, ordering: .relaxed)
+        }
         log?.append(prefix: c.logPrefix, bytes: value)
         if c.isBatteryLevel { updateBatteryPercentage(server: server, characteristic: c, value: value) }
     }

@@ -20,6 +20,8 @@ struct DeviceStats: Sendable {
     var writeFailures: UInt64 = 0
     /// `StartNotify` calls.
     var startNotifyCalls: UInt64 = 0
-    /// `StopNotify` calls that ended a session.
+    /// `StopNotify` calls that ended a session (or an acquired socket).
     var stopNotifyCalls: UInt64 = 0
+    /// `AcquireNotify` calls (refused ones included).
+    var acquireNotifyCalls: UInt64 = 0
 }

@@ -15,7 +15,10 @@ public final class SimCharacteristic: Sendable {
         var generator: ValueGenerator?
         /// D-Bus unique names with a notification session (StartNotify).
         var sessions: Set<String> = []
-        /// True while notifications flow: sessions exist and the device is connected with services resolved.
+        /// The `AcquireNotify` session, if any (never together with `sessions`).
+        var acquisition: NotifyAcquisition?
+        /// True while notifications flow: sessions or an acquired socket exist and the device is
+        /// connected with services resolved.
         var active = false
         /// Bumped on each activation; a scheduled entry with an older token is dropped.
         var token: UInt64 = 0
@@ -23,6 +26,9 @@ public final class SimCharacteristic: Sendable {
         var faults: CharacteristicFaults
         /// `StartNotify` calls received (including repeated ones from a client that has a session).
         var startNotifyCalls: UInt64 = 0
+
+        /// Someone wants the values: a `StartNotify` session or a registered, acquired socket.
+        var hasSubscribers: Bool { !sessions.isEmpty || acquisition?.flowing == true }
     }
 
     /// Object path (`.../service000c/char000d`).
@@ -50,13 +56,20 @@ public final class SimCharacteristic: Sendable {
     public let interval: Duration?
     /// Full UUID of the characteristic notified on write (same service), if any.
     public let echoTo: String?
+    /// `AcquireNotify` is accepted (scenario `acquire_notify`, default true); false: `NotSupported`.
+    public let acquireNotify: Bool
     /// Its descriptors, in handle order.
     public let descriptors: [SimDescriptor]
     /// `"<address> <uuid> "` pre-encoded for the notification log.
     let logPrefix: [UInt8]
     let state: Mutex<State>
-    /// Notifications emitted (for statistics; relaxed).
+    /// Notifications emitted as `PropertiesChanged {Value}` (for statistics; relaxed).
     let notificationCount = Atomic<UInt64>(0)
+    /// Notifications written to an acquired socket, one packet each (relaxed).
+    let socketNotificationCount = Atomic<UInt64>(0)
+    /// Notifications for an acquired socket that could not be written: the client's receive queue
+    /// was full (it does not read) or its end was closed (relaxed).
+    let socketDropCount = Atomic<UInt64>(0)
 
     init(spec: CharacteristicSpec, handle: UInt16, servicePath: String, address: String,
          descriptors: [SimDescriptor], seed: UInt64, isBatteryLevel: Bool = false) {
@@ -71,6 +84,7 @@ public final class SimCharacteristic: Sendable {
         self.address = address
         self.interval = spec.interval
         self.echoTo = spec.echoTo
+        self.acquireNotify = spec.acquireNotify
         self.descriptors = descriptors
         self.logPrefix = Array((address + " " + spec.uuid + " ").utf8)
         let generator = spec.generator.map {
@@ -135,13 +149,19 @@ public final class SimCharacteristic: Sendable {
         }
     }
 
-    /// The next notified value while `token` is current and notifications are active; nil otherwise.
-    func nextNotification(token: UInt64) -> [UInt8]? {
+    /// The next notified value while `token` is current and notifications are active, with the
+    /// acquired socket it goes to (nil: it is signalled); nil otherwise.
+    func nextNotification(token: UInt64) -> (value: [UInt8], socket: NotifySocket?)? {
         state.withLock { s in
             guard s.active, s.token == token else { return nil }
             if s.generator != nil { s.value = s.generator!.next() }
-            return s.value
+            return (s.value, s.acquisition?.flowing == true ? s.acquisition?.socket : nil)
         }
+    }
+
+    /// The acquired socket notifications go to now, if any.
+    var notifySocket: NotifySocket? {
+        state.withLock { s in s.acquisition?.flowing == true ? s.acquisition?.socket : nil }
     }
 
     /// True when notifications are flowing now.

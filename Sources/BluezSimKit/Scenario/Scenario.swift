@@ -211,6 +211,10 @@ public struct CharacteristicSpec: Sendable {
     public var interval: Duration?
     /// Full UUID of a characteristic of the same service that notifies every value written here.
     public var echoTo: String?
+    /// `AcquireNotify` is accepted (for a `notify` characteristic); false: it is refused with
+    /// `NotSupported`, as bluetoothd refuses a characteristic it cannot acquire (scenario
+    /// `acquire_notify: false`).
+    public var acquireNotify: Bool = true
     /// Injected errors and delays (`read_error`, `write_error`, `error_when`, `accepted_writes`,
     /// `notify_error`, `read_delay`, `write_delay`, `notify_delay`).
     public var faults: CharacteristicFaults

@@ -30,7 +30,7 @@ extension ScenarioReader {
         let m = try mapping(node, "characteristic", keys: [
             "uuid", "flags", "value", "value_text", "generator", "values", "interval", "rate", "echo_to",
             "read_error", "write_error", "error_when", "accepted_writes", "notify_error", "read_delay", "write_delay",
-            "notify_delay", "descriptors",
+            "notify_delay", "descriptors", "acquire_notify",
         ])
         guard let u = m["uuid"] else { throw fail(node, "characteristic needs a uuid") }
         var spec = CharacteristicSpec(uuid: try uuid(u), flags: [])
@@ -56,6 +56,7 @@ extension ScenarioReader {
         let notifies = spec.flags.contains("notify") || spec.flags.contains("indicate")
         if spec.interval == nil, spec.generator != nil, notifies { spec.interval = .seconds(1) }
         if let n = m["echo_to"] { spec.echoTo = try uuid(n) }
+        if let n = m["acquire_notify"] { spec.acquireNotify = try bool(n) }
         spec.faults = try faults(m)
         if let n = m["descriptors"] {
             for d in try sequence(n, "descriptors") {

@@ -35,14 +35,21 @@ public struct DBusMethod: Sendable {
     /// Runs the method. Throw a ``DBusError`` to reply with that error; any other error
     /// becomes `org.freedesktop.DBus.Error.Failed`.
     public var handler: @Sendable (DBusMethodInvocation) async throws -> [DBusValue]
+    /// Runs once the reply to a call the handler completed was queued on the connection (or
+    /// dropped: the caller wanted none, or it could not be marshalled), with the values the
+    /// handler returned. The place to close file descriptors the reply passed (`.unixFD`:
+    /// libdbus sent duplicates of them) or to emit what must follow the reply.
+    public var afterReply: (@Sendable ([DBusValue]) -> Void)?
 
     /// Creates a method.
     public init(
         in inSignature: DBusSignature = "", out outSignature: DBusSignature = "",
+        afterReply: (@Sendable ([DBusValue]) -> Void)? = nil,
         _ handler: @escaping @Sendable (DBusMethodInvocation) async throws -> [DBusValue]
     ) {
         self.inSignature = inSignature
         self.outSignature = outSignature
+        self.afterReply = afterReply
         self.handler = handler
     }
 }

@@ -228,7 +228,9 @@ public final class DBusObjectServer: Sendable {
         // with the reply.
         Task {
             do {
-                call.reply(try await method.handler(invocation))
+                let values = try await method.handler(invocation)
+                call.reply(values)
+                method.afterReply?(values)
             } catch let e as DBusError {
                 call.replyError(e)
             } catch {
