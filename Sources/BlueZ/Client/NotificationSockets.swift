@@ -132,25 +132,22 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
         var hungUp: [Entry] = []
         for (i, p) in ready.enumerated() where p.revents != 0 {
             let entry = polled[i]
-            if p.revents & Int16(POLLIN) != 0 && !drain(entry) {
-                hungUp.append(entry)
-            } else if p.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 && p.revents & Int16(POLLIN) == 0 {
-                hungUp.append(entry)
-            }
+            let hangUp = p.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+            if p.revents & Int16(POLLIN) != 0 { drain(entry, hungUp: hangUp) }
+            if hangUp { hungUp.append(entry) }
         }
         for entry in hungUp { closed(entry) }
     }
 
-    /// Reads every packet waiting; false when the peer hung up.
-    private func drain(_ entry: Entry) -> Bool {
-        while true {
+    /// Reads every packet waiting. An empty packet is an empty value (a characteristic may
+    /// notify zero bytes), so a 0 from `recv` means the end only with a hang-up.
+    private func drain(_ entry: Entry, hungUp: Bool) {
+        // Bounded: a peer that closed between the poll and here reads as endless empty packets
+        // until the next poll reports the hang-up; other sockets get their turn meanwhile.
+        for _ in 0..<256 {
             let n = buffer.withUnsafeMutableBytes { recv(entry.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if n > 0 {
-                handler?(entry.path, Array(buffer[0..<n]))
-                continue
-            }
-            if n == 0 { return false }
-            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
+            if n < 0 || (n == 0 && hungUp) { return }
+            handler?(entry.path, Array(buffer[0..<n]))
         }
     }
 
