@@ -126,11 +126,16 @@ extension MosquittoSession: PollParticipant {
         if usesTLS, case .connecting = state.phase {
             // The handshake moves in mosquitto_loop_read (net__socket_connect_tls), whatever
             // the socket is ready for; loop_write does nothing until it completes, then sends CONNECT.
+            // net__socket_connect_tls reports a failed TCP connect (SSL_ERROR_SYSCALL) as "try
+            // again" and keeps the socket: read the error before SSL_connect consumes it, and give
+            // up on the socket (the next attempt closes it).
+            if revents & POLLERR != 0, let error = socketError() {
+                connectionFailed(reason: error)
+                return
+            }
             let rc = driveHandshake()
             if rc == Mosquitto.success, revents & (POLLERR | POLLHUP) != 0, mosquitto_socket(handle) >= 0 {
-                // SSL_connect reports a failed TCP connect (SSL_ERROR_SYSCALL) as "try again"
-                // and keeps the socket: give up on it (the next attempt closes it).
-                connectionFailed(reason: socketError() ?? "connection closed during the TLS handshake")
+                connectionFailed(reason: "connection closed during the TLS handshake")
                 return
             }
             checkConnection(rc: rc)
@@ -232,4 +237,14 @@ extension MosquittoSession: PollParticipant {
             _ = shutdown(socket, Int32(SHUT_RDWR))
         }
     }
+}
+
+extension MosquittoSession {
+    /// Whether libmosquitto holds packets it has not written (tests; loop thread only).
+    var hasUnsentPackets: Bool {
+        mosquitto_socket(handle) >= 0 && mosquitto_want_write(handle)
+    }
+
+    /// The broker socket, or -1 (tests; loop thread only).
+    var socketDescriptor: Int32 { mosquitto_socket(handle) }
 }
