@@ -68,4 +68,46 @@ struct BatchingTests {
         await client.disconnect()
         await subscriber.client.disconnect()
     }
+    @Test("20,000 QoS 0 publishes from one handler on the loop thread: all accepted, written by the turn's end (time printed)")
+    func burstOnLoopThread() async throws {
+        let broker = try MosquittoBroker()
+        try await broker.start()
+        defer { broker.kill() }
+        let loop = PollLoop(name: "burst")
+        loop.start()
+        defer { loop.stop() }
+        let publisher = try await TestClient.connected(try testConfiguration(broker, clientID: "loop-burst"), loop: loop)
+        let client = publisher.client
+        let session = client.session
+        let counter = TurnCounter { !session.hasUnsentPackets }
+        let topic = uniqueTopic("loop-burst") + "/device/service/characteristic"
+        let payload = Array(#"{"raw":"0148","value":{"bpm":72}}"#.utf8)
+        let count = 20_000
+        let result = Mutex<(turn: Int, failures: Int, elapsed: Duration)?>(nil)
+        let pipe = PipeParticipant {
+            let turn = counter.currentTurn
+            var failures = 0
+            let elapsed = ContinuousClock().measure {
+                for _ in 0..<count where client.publish(topic: topic, payload: payload) != nil { failures += 1 }
+            }
+            result.withLock { $0 = (turn, failures, elapsed) }
+        }
+        loop.add(pipe)
+        loop.add(counter)
+        await counter.waitUntil(ended: 1)
+        let before = counter.endedTurns
+        pipe.signal()
+        await counter.waitUntil(ended: before + 1)
+        let outcome = try #require(result.withLock { $0 })
+        await counter.waitUntil(ended: outcome.turn)
+        print("MQTT publish on the loop thread: \(outcome.elapsed / count) per QoS 0 message (\(count) in one turn)")
+        #expect(outcome.failures == 0)
+        // The socket buffer may fill: then the rest is written on POLLOUT in the next turns.
+        let deadline = outcome.turn + 10_000
+        while counter.probe(ofTurn: counter.endedTurns) != true && counter.endedTurns < deadline {
+            await counter.waitUntil(ended: counter.endedTurns + 1)
+        }
+        #expect(counter.probe(ofTurn: counter.endedTurns) == true)
+        await client.disconnect()
+    }
 }
