@@ -266,7 +266,7 @@ struct MQTTClientTests {
         await test.client.disconnect()
     }
 
-    @Test("a client released without disconnect() stops its network thread")
+    @Test("a client released without disconnect() stops its own loop and is freed")
     func releasedClient() async throws {
         let broker = try MosquittoBroker()
         try await broker.start()
@@ -277,7 +277,7 @@ struct MQTTClientTests {
             session = test.client.session
             #expect(session != nil)
         }
-        // The network thread holds the session until it exits; nothing signals that, so poll.
+        // The loop holds the session until it is detached; nothing signals the release, so poll.
         let deadline = ContinuousClock.now + .seconds(10)
         while session != nil && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))

@@ -23,6 +23,8 @@ final class MosquittoBroker: @unchecked Sendable {
     let port: Int
     /// `mqtt://127.0.0.1:<port>`.
     var url: String { "mqtt://127.0.0.1:\(port)" }
+    /// The broker's directory (configuration, certificates).
+    var directoryPath: String { directory.path }
 
     private let directory: URL
     private let configFile: URL
@@ -30,19 +32,25 @@ final class MosquittoBroker: @unchecked Sendable {
     private var running: (process: Process, exited: AsyncStream<Void>)?
 
     /// Prepares a broker on `port`, or on a free loopback port. Does not start it.
-    init(port: Int? = nil) throws {
+    /// `extraConfiguration` is appended to the configuration file (more listeners), given the
+    /// broker's directory.
+    init(port: Int? = nil, extraConfiguration: (_ directory: String) -> String = { _ in "" }) throws {
         self.port = try port ?? MosquittoBroker.freeLoopbackPort()
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("mqtt-tests-\(getpid())-\(self.port)-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         configFile = directory.appendingPathComponent("mosquitto.conf")
+        let extra = extraConfiguration(directory.path)
         let config = """
+            \(extra.isEmpty ? "" : "per_listener_settings true")
             listener \(self.port) 127.0.0.1
             allow_anonymous true
             persistence false
             log_dest stderr
             log_type error
             log_type warning
+            \(getuid() == 0 ? "user root" : "")
+            \(extra)
 
             """
         try config.write(to: configFile, atomically: true, encoding: .utf8)

@@ -1,3 +1,4 @@
+import BridgeBase
 import Logging
 import Synchronization
 import Testing
@@ -137,17 +138,17 @@ struct TestClient {
     let events: StreamRecorder<MQTTConnectionEvent>
     let logs: StreamRecorder<LogRecord>
 
-    init(_ configuration: MQTTConfiguration) {
+    init(_ configuration: MQTTConfiguration, loop: PollLoop? = nil) {
         let capture = LogCapture(label: "mqtt-test.\(configuration.clientID)")
-        client = MQTTClient(configuration: configuration, logger: capture.logger)
+        client = MQTTClient(configuration: configuration, logger: capture.logger, loop: loop)
         messages = StreamRecorder.start(client.messages)
         events = StreamRecorder.start(client.events)
         logs = capture.records
     }
 
     /// Starts the client and waits for its `.connected` event.
-    static func connected(_ configuration: MQTTConfiguration) async throws -> TestClient {
-        let testClient = TestClient(configuration)
+    static func connected(_ configuration: MQTTConfiguration, loop: PollLoop? = nil) async throws -> TestClient {
+        let testClient = TestClient(configuration, loop: loop)
         testClient.client.start()
         try await testClient.expectConnected()
         return testClient

@@ -1,3 +1,4 @@
+import BridgeBase
 import Logging
 
 /// An MQTT client for one broker, built on libmosquitto.
@@ -12,9 +13,15 @@ import Logging
 /// for await message in client.messages { ... }
 /// ```
 ///
-/// The network I/O runs on a dedicated thread that drives libmosquitto; the client reconnects
-/// forever with exponential backoff and re-subscribes after every reconnection. All methods are
-/// thread-safe.
+/// The network I/O runs on a ``PollLoop``: one given to ``init(configuration:logger:loop:)``
+/// and shared with other participants (the bridge's D-Bus connection), or, without one, a loop of
+/// the client's own. libmosquitto starts no thread. The client reconnects forever with exponential
+/// backoff and re-subscribes after every reconnection. All methods are thread-safe.
+///
+/// Publishing on the loop's thread (from a participant's `handle`, where BLE notifications are
+/// read) queues the message and writes it when the turn ends, together with the turn's other
+/// publishes: no extra wake-up. Publishing from any other thread hands the message to the loop
+/// and wakes it; it is written in the turn that wake-up starts.
 public final class MQTTClient: Sendable {
     /// The configuration the client was created with.
     public let configuration: MQTTConfiguration
@@ -33,7 +40,13 @@ public final class MQTTClient: Sendable {
     /// Creates a client. Nothing happens on the network until ``start()``.
     ///
     /// Invalid TLS file settings or a will that libmosquitto rejects are logged at error level.
-    public init(configuration: MQTTConfiguration, logger: Logger) {
+    ///
+    /// - Parameter loop: the loop that runs the client's I/O. Its owner starts and stops it;
+    ///   ``disconnect()`` only detaches the client from it. If the loop stops first, the client
+    ///   stops too (it reports no disconnection event then). `nil` (the default): the client
+    ///   creates a loop of its own (its thread is named `mqtt`), starts it in ``start()`` and stops
+    ///   it in ``disconnect()``.
+    public init(configuration: MQTTConfiguration, logger: Logger, loop: PollLoop? = nil) {
         self.configuration = configuration
         let (messages, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self)
         let (events, eventContinuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self)
@@ -42,6 +55,7 @@ public final class MQTTClient: Sendable {
         self.session = MosquittoSession(
             configuration: configuration,
             logger: logger,
+            loop: loop,
             messageContinuation: messageContinuation,
             eventContinuation: eventContinuation)
     }
@@ -65,13 +79,18 @@ public final class MQTTClient: Sendable {
     /// Publishes a message (its response topic and correlation data are sent as MQTT v5
     /// properties; with MQTT 3.1.1 they are ignored).
     ///
-    /// Thread-safe and cheap: the message is queued for the network thread; this never waits for
-    /// the network.
+    /// Thread-safe and cheap; never waits for the network. On the loop's thread the message is
+    /// queued in libmosquitto and written when the turn ends (one write for the turn's
+    /// publishes); from another thread it is validated, handed to the loop, and the loop is woken.
     ///
     /// - Returns: `nil` when queued; an error with code ``MQTTError/Code/noConnection`` while the
     ///   client is not connected (nothing is queued: buffer and publish again after
-    ///   ``MQTTConnectionEvent/connected``), or another code if libmosquitto rejects the message
-    ///   (invalid topic or QoS, oversized payload).
+    ///   ``MQTTConnectionEvent/connected``), or another code if the message is invalid (topic,
+    ///   QoS, payload size) or, on the loop's thread, rejected by libmosquitto for this broker
+    ///   (QoS or packet size above its maximum). A message handed over from another thread that
+    ///   libmosquitto rejects on the loop is logged at warning level; if the connection is lost
+    ///   before the loop takes it, a QoS 0 message is dropped (as libmosquitto drops queued QoS 0
+    ///   packets) and a QoS 1/2 message is sent after the reconnection.
     @discardableResult
     public func publish(_ message: MQTTMessage) -> MQTTError? {
         session.publish(
@@ -109,8 +128,11 @@ public final class MQTTClient: Sendable {
     }
 
     /// Disconnects cleanly: waits (at most ~2 s) until queued QoS 1/2 publishes are acknowledged,
-    /// sends DISCONNECT (so the broker does not publish the will), stops the network thread and
-    /// finishes ``messages`` and ``events``. The client cannot be started again afterwards.
+    /// sends DISCONNECT (so the broker does not publish the will), detaches the client from its
+    /// loop (stopping the loop only if the client created it) and finishes ``messages`` and
+    /// ``events``. Publishes made before the call, from any thread, are sent first. The client
+    /// cannot be started again afterwards. A shared loop must be running for DISCONNECT to be sent
+    /// (if it is not, the client is detached at once).
     /// Cancelling the calling task does not cut the drain short; the whole call is bounded
     /// (about 2 s to drain, about 2 s more if the broker does not take the DISCONNECT).
     public func disconnect() async {
