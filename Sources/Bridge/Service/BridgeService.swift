@@ -47,7 +47,12 @@ public struct BridgeService: Service {
     }
 
     public func run() async throws {
-        let mqtt = MQTTClient(configuration: Self.mqttConfiguration(for: config), logger: logger)
+        // One I/O thread: D-Bus, the notification sockets and the broker's socket. A notification
+        // is read and its publish written in the same turn of this loop, with one wake-up.
+        let loop = PollLoop(name: "bridge-io")
+        loop.start()
+        defer { loop.stop() }
+        let mqtt = MQTTClient(configuration: Self.mqttConfiguration(for: config), logger: logger, loop: loop)
         let topics = TopicMapper(config: config)
         for filter in topics.commandFilters { mqtt.subscribe(filter, qos: 1) }
         if config.homeAssistant.discovery {
@@ -55,10 +60,6 @@ public struct BridgeService: Service {
             // Per-entity configs of earlier versions still retained: cleared (HomeAssistantPublisher).
             mqtt.subscribe(HomeAssistantDiscovery.legacyFilter(topics), qos: 1)
         }
-        // One I/O thread: D-Bus, the notification sockets and (soon) the broker's socket.
-        let loop = PollLoop(name: "bridge-io")
-        loop.start()
-        defer { loop.stop() }
         let runtime = BlueZRuntimeService(config: config, mqtt: mqtt, logger: logger, loop: loop, connectBus: connectBus)
         let group = ServiceGroup(configuration: .init(
             services: [
