@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // epoll, which Glibc's module map leaves out.
+        .systemLibrary(name: "CLinux"),
         .target(
             name: "DBusKit",
             dependencies: ["CDBus", "BridgeBase", .product(name: "Logging", package: "swift-log")]
@@ -37,7 +39,7 @@ let package = Package(
         .target(name: "BridgeBase"),
         .target(
             name: "BlueZ",
-            dependencies: ["DBusKit", "BridgeBase", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DBusKit", "BridgeBase", "CLinux", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "BridgeCore",
@@ -49,7 +51,7 @@ let package = Package(
         .target(
             name: "Bridge",
             dependencies: [
-                "BridgeCore", "BlueZ", "MQTT",
+                "BridgeCore", "BlueZ", "MQTT", "BridgeBase",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -1,4 +1,5 @@
 import BridgeBase
+import CLinux
 import Synchronization
 
 #if canImport(Glibc)
@@ -11,6 +12,10 @@ import Musl
 /// notification as one packet, which is read here on the D-Bus connection's ``PollLoop`` and
 /// given to the value handler, never passing through dbus-daemon or libdbus. A hang-up (the link
 /// went down, or BlueZ released the notification) closes the socket and is reported.
+///
+/// The sockets sit in an epoll set of their own, which the loop polls as one descriptor: with a
+/// hundred peripherals a turn costs one `poll` of a few descriptors and one `epoll_wait` that
+/// names the ready sockets, not a `poll` over every socket.
 final class NotificationSockets: PollParticipant, @unchecked Sendable {
     private struct Entry {
         var fd: Int32
@@ -26,9 +31,13 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
 
     private let state = Mutex(State())
     let loop: PollLoop
+    /// The epoll set of the sockets (`data.fd` names the socket).
+    private let epollFD: Int32
     // Loop thread only:
-    private var polled: [Entry] = []
     private var polledVersion = -1
+    /// Socket → characteristic path, as of this turn.
+    private var paths: [Int32: String] = [:]
+    private var events = [epoll_event](repeating: epoll_event(), count: 64)
     private var handler: BlueZClient.ValueHandler?
     private var onClosed: (@Sendable (String) -> Void)?
     /// One receive buffer for every packet (an ATT value is at most 512 bytes).
@@ -36,6 +45,23 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
 
     init(loop: PollLoop) {
         self.loop = loop
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+    }
+
+    deinit {
+        close(epollFD)
+    }
+
+    private func watch(_ fd: Int32) {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+        event.data.fd = fd
+        _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+    }
+
+    private func unwatch(_ fd: Int32) {
+        var event = epoll_event()
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
     }
 
     /// Where values go (the client's value handler).
@@ -66,6 +92,7 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
             return old
         }
         closeOnLoop(old)
+        watch(fd)
     }
 
     /// Closes the socket of `path` (BlueZ sees the hang-up and stops the notifications); returns
@@ -102,49 +129,62 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
         closeOnLoop(fds)
     }
 
-    /// Closes on the loop's thread, never under its poll; at once when the loop does not run.
+    /// Closes on the loop's thread, between two turns (never while a turn may read it); at once
+    /// when the loop does not run.
     private func closeOnLoop(_ fds: [Int32]) {
         guard !fds.isEmpty else { return }
         if loop.isCurrentThread || !loop.isRunning {
-            for fd in fds { close(fd) }
+            for fd in fds { unwatchAndClose(fd) }
         } else {
-            loop.execute { for fd in fds { close(fd) } }
+            loop.execute { [self] in for fd in fds { unwatchAndClose(fd) } }
         }
+    }
+
+    private func unwatchAndClose(_ fd: Int32) {
+        unwatch(fd)
+        close(fd)
     }
 
     // MARK: PollParticipant (loop thread)
 
     func prepare(_ turn: inout PollLoop.Turn) {
-        let changed = state.withLock { s -> Bool in
-            guard s.version != polledVersion else { return false }
+        state.withLock { s in
+            guard s.version != polledVersion else { return }
             polledVersion = s.version
-            polled = Array(s.entries.values)
+            paths.removeAll(keepingCapacity: true)
+            for e in s.entries.values { paths[e.fd] = e.path }
             handler = s.handler
             onClosed = s.onClosed
-            return true
         }
-        _ = changed
-        for e in polled { turn.watch(e.fd, events: Int16(POLLIN)) }
+        if !paths.isEmpty { turn.watch(epollFD, events: Int16(POLLIN)) }
     }
 
     func handle(_ ready: UnsafeBufferPointer<pollfd>, nowMs: Int64) {
-        guard ready.count == polled.count else { return }
+        guard ready.count == 1, ready[0].revents & Int16(POLLIN) != 0 else { return }
+        let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), 0) }
+        guard n > 0 else { return }
         var hungUp: [Entry] = []
-        for (i, p) in ready.enumerated() where p.revents != 0 {
-            let entry = polled[i]
-            let hangUp = p.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
-            if p.revents & Int16(POLLIN) != 0 { drain(entry, hungUp: hangUp) }
+        for i in 0..<Int(n) {
+            let fd = events[i].data.fd
+            let flags = events[i].events
+            // Closed by a release since the list was taken: nothing to read.
+            guard let path = paths[fd] else { continue }
+            let entry = Entry(fd: fd, path: path)
+            let hangUp = flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0
+            if flags & EPOLLIN.rawValue != 0 { drain(entry, hungUp: hangUp) }
             if hangUp { hungUp.append(entry) }
         }
         for entry in hungUp { closed(entry) }
     }
 
-    /// Reads every packet waiting. An empty packet is an empty value (a characteristic may
-    /// notify zero bytes), so a 0 from `recv` means the end only with a hang-up.
+    /// Reads one packet, or with a hang-up every packet left. One is the common case: a socket
+    /// with more stays ready (level-triggered) and is read again next turn, which costs less than
+    /// a `recv` that finds nothing after every value. An empty packet is an empty value (a
+    /// characteristic may notify zero bytes), so a 0 from `recv` means the end only with a
+    /// hang-up.
     private func drain(_ entry: Entry, hungUp: Bool) {
-        // Bounded: a peer that closed between the poll and here reads as endless empty packets
-        // until the next poll reports the hang-up; other sockets get their turn meanwhile.
-        for _ in 0..<256 {
+        // Bounded: a peer that closed between the poll and here reads as endless empty packets.
+        for _ in 0..<(hungUp ? 256 : 1) {
             let n = buffer.withUnsafeMutableBytes { recv(entry.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if n < 0 || (n == 0 && hungUp) { return }
             handler?(entry.path, Array(buffer[0..<n]))
@@ -160,7 +200,8 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
         }
         // Released meanwhile: whoever released it closed it.
         guard ours else { return }
-        close(entry.fd)
+        paths[entry.fd] = nil
+        unwatchAndClose(entry.fd)
         onClosed?(entry.path)
     }
 
