@@ -106,7 +106,8 @@ final class DBusIOLoop: PollParticipant, @unchecked Sendable {
             }
             return (s.watches, next)
         }
-        for w in handles.map(\.raw) where dbus_watch_get_enabled(w) != 0 {
+        for handle in handles where dbus_watch_get_enabled(handle.raw) != 0 {
+            let w = handle.raw
             let fd = dbus_watch_get_unix_fd(w)
             guard fd >= 0 else { continue }
             let flags = dbus_watch_get_flags(w)
