@@ -117,25 +117,23 @@ final class ValueRouter: Sendable {
         publish(route, value)
     }
 
-    /// A value from BlueZ (notification, indication or read echo).
+    /// A value from BlueZ (notification, indication or read echo). The hot path: the route is
+    /// updated in place (no copy of it under the lock) and only what the payload needs leaves it.
     func handle(path: String, value: [UInt8]) {
         let now = Self.nowNs()
-        let route: Route? = locked { s in
-            guard var r = s.routes[path] else { return nil }
-            if let echo = r.echo {
-                r.echo = nil
-                if echo == value {
-                    s.routes[path] = r
-                    return nil
-                }
+        let target: (topic: String, format: ValueFormat, device: String)? = locked { s in
+            guard let i = s.routes.index(forKey: path) else { return nil }
+            if s.routes.values[i].echo != nil {
+                let echoed = s.routes.values[i].echo == value
+                s.routes.values[i].echo = nil
+                if echoed { return nil }
             }
-            r.lastSignalled = value
-            r.lastSignalledAt = now
-            s.routes[path] = r
-            return r
+            s.routes.values[i].lastSignalled = value
+            s.routes.values[i].lastSignalledAt = now
+            return (s.routes.values[i].topic, s.routes.values[i].format, s.routes.values[i].device)
         }
-        guard let route else { return }
-        publish(route, value)
+        guard let target else { return }
+        publish(topic: target.topic, payload: ValuePayload.make(raw: value, format: target.format), device: target.device)
     }
 
     private func publish(_ route: Route, _ value: [UInt8]) {
