@@ -171,6 +171,13 @@ def same_hr(got, want):
 
 def cmd_hr(a):
     msgs = read_log(a.log, a.topic)
+    if a.after_online:
+        # The rate from the first `online` of the device on: a value or two may come from a
+        # connection of the setup that BlueZ dropped (an encrypted read without a bond).
+        on = [m[0] for m in read_log(a.log, a.after_online) if m[2] == 'online']
+        if not on:
+            die('no online on %s' % a.after_online)
+        msgs = [m for m in msgs if m[0] >= on[0]][:a.n]
     if len(msgs) < a.n:
         die('only %d of %d heart rate messages on %s' % (len(msgs), a.n, a.topic))
     bpms, energy = [], 0
@@ -374,6 +381,7 @@ def main():
     s.add_argument('--min-interval', type=float, default=0.5)
     s.add_argument('--max-interval', type=float, default=1.6)
     s.add_argument('--max-gap', type=float, default=3.0)
+    s.add_argument('--after-online', help='only messages after the first online on this availability topic')
     s.set_defaults(fn=cmd_hr)
     s = sub.add_parser('uint8')
     s.add_argument('log'), s.add_argument('topic')

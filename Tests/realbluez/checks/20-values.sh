@@ -9,7 +9,13 @@ hr_measurements() {
   local topic=$BASE/$DEV/180d/2a37
   need_bridge || return
   wait_device_messages "$topic" 6 90 || return
-  "${TOOL[@]}" hr "$MQTT_LOG" "$topic" 6
+  # Counted from the device's first `online`: setup connections BlueZ drops (encrypted reads
+  # without a bond) may deliver a value or two first.
+  for _ in $(seq 1 40); do
+    "${TOOL[@]}" hr "$MQTT_LOG" "$topic" 6 --after-online "$BASE/$DEV/availability" > /dev/null 2>&1 && break
+    sleep 0.5
+  done
+  "${TOOL[@]}" hr "$MQTT_LOG" "$topic" 6 --after-online "$BASE/$DEV/availability"
 }
 
 body_sensor_location() {
