@@ -48,8 +48,8 @@ struct BatchingTests {
                 _ = client.publish(topic: topic, payload: Array(#"{"index":\#(index),"value":21.5}"#.utf8))
             }
         }
-        loop.add(pipe)
         loop.add(counter)
+        loop.add(pipe)
 
         var results: [Int: UInt32] = [:]
         for count in [1, 20] {
@@ -65,8 +65,8 @@ struct BatchingTests {
         print("MQTT: TCP data segments for 1 publish in a turn: \(results[1] ?? 0); for 20: \(results[20] ?? 0)")
         #expect(results[1] == 1)
         #expect((results[20] ?? 99) <= 2)
-        await client.disconnect()
-        await subscriber.client.disconnect()
+        await publisher.disconnect()
+        await subscriber.disconnect()
     }
     @Test("20,000 QoS 0 publishes from one handler on the loop thread: all accepted, written by the turn's end (time printed)")
     func burstOnLoopThread() async throws {
@@ -92,12 +92,12 @@ struct BatchingTests {
             }
             result.withLock { $0 = (turn, failures, elapsed) }
         }
-        loop.add(pipe)
         loop.add(counter)
-        await counter.waitUntil(ended: 1)
-        let before = counter.endedTurns
+        loop.add(pipe)
         pipe.signal()
-        await counter.waitUntil(ended: before + 1)
+        while result.withLock({ $0 }) == nil {
+            await counter.waitUntil(ended: counter.endedTurns + 1)
+        }
         let outcome = try #require(result.withLock { $0 })
         await counter.waitUntil(ended: outcome.turn)
         print("MQTT publish on the loop thread: \(outcome.elapsed / count) per QoS 0 message (\(count) in one turn)")
@@ -108,6 +108,6 @@ struct BatchingTests {
             await counter.waitUntil(ended: counter.endedTurns + 1)
         }
         #expect(counter.probe(ofTurn: counter.endedTurns) == true)
-        await client.disconnect()
+        await publisher.disconnect()
     }
 }

@@ -50,6 +50,11 @@ final class PipeParticipant: PollParticipant {
 
 /// Counts a loop's turns and, at the end of each, evaluates `probe` (it runs after the
 /// participants added before it have ended their turn). Tests await turns with ``waitUntil(ended:)``.
+///
+/// Add it before the participants whose turns it numbers: a turn takes the participants added so
+/// far, and `add` wakes the loop, so one added later could be in a turn without the counter.
+/// Its own first turn may wait for the loop's next event (it polls nothing): do not await it on a
+/// loop where nothing else happens.
 final class TurnCounter: PollParticipant {
     private struct State {
         var started = 0

@@ -23,8 +23,6 @@ final class MosquittoBroker: @unchecked Sendable {
     let port: Int
     /// `mqtt://127.0.0.1:<port>`.
     var url: String { "mqtt://127.0.0.1:\(port)" }
-    /// The broker's directory (configuration, certificates).
-    var directoryPath: String { directory.path }
 
     private let directory: URL
     private let configFile: URL
@@ -210,12 +208,18 @@ final class MosquittoBroker: @unchecked Sendable {
         let killer = Task {
             try await Task.sleep(for: timeout)
             Glibc.kill(pid, SIGKILL)
+            // Should Foundation never report the exit, the wait ends anyway.
+            try await Task.sleep(for: .seconds(2))
+            exited.continuation.finish()
         }
-        var status: Int32 = -1
+        var status: Int32?
         for await value in exited.stream { status = value }
         killer.cancel()
         let data = try Data(contentsOf: outputURL)
         let text = String(decoding: data, as: UTF8.self)
+        guard let status else {
+            throw TestHelperError(description: "\(executable) did not exit after SIGKILL (timeout \(timeout)): \(text)")
+        }
         if process.terminationReason == .uncaughtSignal {
             throw TestHelperError(
                 description: "\(executable) killed by signal \(status) (timeout \(timeout)?): \(text)")

@@ -9,18 +9,19 @@ import Testing
 /// (non-blocking `SSL_connect` steps), so these cover its polling.
 @Suite("MQTTClient over TLS", .timeLimit(.minutes(2)))
 struct TLSClientTests {
-    /// A broker with a TLS listener (passwords `bridge:s3cret`) and an mTLS listener, with its
-    /// certificates.
+    /// A broker with a TLS listener (passwords `bridge:s3cret`) and an mTLS listener, using the
+    /// shared ``TestCertificates``.
     struct TLSBroker {
         let broker: MosquittoBroker
         let tlsPort: Int
         let mtlsPort: Int
-        var directory: String { broker.directoryPath }
+        let directory: String
 
         static func start() async throws -> TLSBroker {
+            let dir = try await TestCertificates.directory()
             let tlsPort = try MosquittoBroker.freeLoopbackPort()
             let mtlsPort = try MosquittoBroker.freeLoopbackPort()
-            let broker = try MosquittoBroker { dir in
+            let broker = try MosquittoBroker { _ in
                 """
                 listener \(tlsPort) 127.0.0.1
                 allow_anonymous false
@@ -36,41 +37,8 @@ struct TLSClientTests {
                 keyfile \(dir)/server.key
                 """
             }
-            try await makeCertificates(in: broker.directoryPath)
             try await broker.start()
-            return TLSBroker(broker: broker, tlsPort: tlsPort, mtlsPort: mtlsPort)
-        }
-
-        static func makeCertificates(in dir: String) async throws {
-            func run(_ tool: String, _ arguments: [String]) async throws {
-                let (status, output) = try await MosquittoBroker.run(tool, arguments)
-                guard status == 0 else { throw TestHelperError(description: "\(tool) \(arguments): \(output)") }
-            }
-            try "subjectAltName=IP:127.0.0.1\n".write(toFile: "\(dir)/san.ext", atomically: true, encoding: .utf8)
-            for ca in ["ca", "other-ca"] {
-                try await run(
-                    "/usr/bin/openssl",
-                    [
-                        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/\(ca).key", "-out",
-                        "\(dir)/\(ca).pem", "-days", "2", "-subj", "/CN=mqtt test \(ca)",
-                    ])
-            }
-            for (name, extra) in [("server", ["-extfile", "\(dir)/san.ext"]), ("client", [])] {
-                try await run(
-                    "/usr/bin/openssl",
-                    [
-                        "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/\(name).key", "-out",
-                        "\(dir)/\(name).csr", "-subj", "/CN=\(name == "server" ? "127.0.0.1" : "bridge")",
-                    ])
-                try await run(
-                    "/usr/bin/openssl",
-                    [
-                        "x509", "-req", "-in", "\(dir)/\(name).csr", "-CA", "\(dir)/ca.pem", "-CAkey",
-                        "\(dir)/ca.key", "-CAcreateserial", "-CAserial", "\(dir)/ca.srl", "-out",
-                        "\(dir)/\(name).pem", "-days", "2",
-                    ] + extra)
-            }
-            try await run("/usr/bin/mosquitto_passwd", ["-b", "-c", "\(dir)/passwd", "bridge", "s3cret"])
+            return TLSBroker(broker: broker, tlsPort: tlsPort, mtlsPort: mtlsPort, directory: dir)
         }
 
         func configuration(
@@ -112,7 +80,7 @@ struct TLSClientTests {
             let message = try await test.messages.next { $0.topic == "\(prefix)/value" }
             #expect(message.payload == [UInt8(index)])
         }
-        await test.client.disconnect()
+        await test.disconnect()
         #expect(try await test.expectDisconnected() == "disconnected by the client")
         #expect(loop.isRunning)
     }
@@ -129,7 +97,7 @@ struct TLSClientTests {
         let topic = uniqueTopic("mtls")
         test.client.subscribe(topic)
         try await test.confirmSubscription(topic: topic)
-        await test.client.disconnect()
+        await test.disconnect()
     }
 
     @Test("a CA that did not sign the broker's certificate: the failure names the CA file")
@@ -148,7 +116,7 @@ struct TLSClientTests {
         #expect(first.message.hasSuffix("retrying in 100 ms"))
         #expect(second.message.hasSuffix("retrying in 200 ms"))
         #expect(!test.client.isConnected)
-        await test.client.disconnect()
+        await test.disconnect()
     }
 
     @Test("without a CA file the system's store is used (it does not know the test CA)")
@@ -159,7 +127,7 @@ struct TLSClientTests {
         test.client.start()
         let first = try await test.logs.next { $0.level == .warning }
         #expect(first.message.contains("could not be verified against the system's CA certificates"), "\(first)")
-        await test.client.disconnect()
+        await test.disconnect()
     }
 
     @Test("a wrong password: refused, said so, retried with a growing delay")
@@ -175,6 +143,6 @@ struct TLSClientTests {
         #expect(first.message.hasSuffix("retrying in 100 ms"))
         #expect(second.message.hasSuffix("retrying in 200 ms"))
         #expect(!test.client.isConnected)
-        await test.client.disconnect()
+        await test.disconnect()
     }
 }

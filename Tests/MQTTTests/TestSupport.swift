@@ -154,6 +154,29 @@ struct TestClient {
         return testClient
     }
 
+    /// Disconnects; records an issue (instead of hanging the run) if that takes longer than
+    /// `timeout` (it is bounded by about 4 s).
+    func disconnect(within timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation)
+        async
+    {
+        let client = self.client
+        let finished = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await client.disconnect()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(finished, "disconnect() of \(client.configuration.clientID) did not return within \(timeout)",
+            sourceLocation: sourceLocation)
+    }
+
     /// Waits for the next `.connected` event.
     func expectConnected(timeout: Duration = .seconds(20)) async throws {
         _ = try await events.next(timeout: timeout) { $0 == .connected }

@@ -201,9 +201,13 @@ extension MosquittoSession {
                 beginStop(force: force, drainTimeout: drainTimeout)
             }
         }
-        batch.removeAll(keepingCapacity: true)
+        // A burst's buffer is not kept (RSS); the usual few commands reuse theirs.
+        batch.removeAll(keepingCapacity: batch.capacity <= Self.keptCommandCapacity)
         swap(&batch, &state.spareCommands)
     }
+
+    /// The largest command buffer kept between turns.
+    static let keptCommandCapacity = 1024
 
     /// A publish accepted on another thread (validated there). If the connection was lost
     /// meanwhile, a QoS 0 message is dropped (as libmosquitto drops the QoS 0 packets queued at a

@@ -43,8 +43,8 @@ extension MosquittoSession: PollParticipant {
                 events |= Int16(POLLOUT)  // CONNECT
             }
             // During a TLS handshake libmosquitto's want_write stays set from the first
-            // SSL_ERROR_WANT_WRITE until the first SSL_write (2.0.11; upstream #2794, high CPU on
-            // slow TLS connect): polling for it would spin. The handshake moves on reads; a stuck
+            // SSL_ERROR_WANT_WRITE until the first SSL_write (2.0.11; upstream fixed its own loop
+            // in 2.0.16, #2794 "high CPU use on slow TLS connect"): polling for it would spin. The handshake moves on reads; a stuck
             // write is retried by the once-a-second misc tick.
             turn.watch(socket, events: events)
             turn.wake(atMs: state.nextMiscMs)
