@@ -28,6 +28,8 @@ final class PeripheralSession {
     var generation = 0
     /// The machine's next tick.
     var tickAt: BridgeInstant?
+    /// When the timers last ran (``nextDeadline()`` keeps what is due after it).
+    var timersCheckedAt = BridgeInstant(offset: .zero)
 
     // GATT objects
     var lastGattObjectAt: BridgeInstant?
@@ -207,14 +209,17 @@ final class PeripheralSession {
         var deadlines: [BridgeInstant?] = [tickAt, gattCheckAt, resubscribeAt, cycle.nextDeadline(isPoll: isPoll)]
         deadlines.append(pollDue.values.min())
         if let first = firstCommandDeadline() { deadlines.append(first) }
-        // A deadline that already passed could not be acted on (a poll cycle waiting for the
-        // last link to go down): an input wakes the loop for it, not a busy loop.
-        let now = self.now
-        return deadlines.compactMap { $0 }.filter { $0 > now }.min()
+        // A deadline that had passed when the timers last ran could not be acted on (a poll
+        // cycle waiting for the last link to go down): an input wakes the loop for it, not a busy
+        // loop. One that passed only since then is kept: the receive returns at once and the
+        // timers run (comparing with the clock now would lose it until the next input).
+        let checked = timersCheckedAt
+        return deadlines.compactMap { $0 }.filter { $0 > checked }.min()
     }
 
     private func fireTimers(_ group: inout DiscardingTaskGroup) {
         let now = self.now
+        timersCheckedAt = now
         if let at = tickAt, at <= now {
             tickAt = nil
             feed(.tick, &group)
