@@ -197,9 +197,10 @@ struct SharedLoopTests {
             "MQTT on a shared loop, per QoS 0 value (\(count) each): from the loop thread \(loopTurnsText) turns, "
                 + "\(loopSwitchesText) loop-thread wake-ups; from another thread \(otherTurnsText) turns, "
                 + "\(otherSwitchesText) wake-ups")
-        // One turn per value; the keep-alive tick (once a second) may add one over the whole run.
-        #expect(loopTurns <= count + 2)
-        #expect(otherTurns <= count + 2)
+        // One turn per value, not two (the keep-alive tick, and in a full parallel test run other
+        // work of the process, may add a few over the whole run).
+        #expect(loopTurns < count * 3 / 2)
+        #expect(otherTurns < count * 3 / 2)
 
         await publisher.disconnect()
         await subscriber.disconnect()
@@ -297,7 +298,9 @@ struct SharedLoopTests {
         #expect(test.client.publish(topic: "t", payload: [1])?.code == .noConnection)
         let clock = ContinuousClock()
         let elapsed = await clock.measure { await test.disconnect() }
-        #expect(elapsed < .seconds(1))
+        // Alone it returns within milliseconds; in a full parallel `swift test` the cooperative
+        // pool is saturated and awaits take seconds, so the bound only says it does not hang.
+        #expect(elapsed < .seconds(10))
         try await test.events.waitForFinish()
     }
 
