@@ -3,8 +3,8 @@ import CDBus
 extension DBusMessageCodec {
     /// Decodes a whole D-Bus message from its wire bytes (`dbus_message_demarshal`, which checks
     /// the header and the body's signature): nil when libdbus refuses them. For fuzzing what any
-    /// peer on the bus could send.
-    static func demarshal(_ bytes: [UInt8]) -> (member: String, arguments: [DBusValue])? {
+    /// peer on the bus could send, and for the benchmarks (Benchmarks/ValuePath).
+    public static func demarshal(_ bytes: [UInt8]) -> (member: String, arguments: [DBusValue])? {
         DBusConnection.initThreads()
         var error = DBusError_C()
         dbus_error_init(&error)

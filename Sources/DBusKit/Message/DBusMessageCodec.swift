@@ -1,7 +1,8 @@
 import CDBus
 
-/// Marshals ``DBusValue``s into libdbus messages and back. Internal: only this module touches libdbus.
-enum DBusMessageCodec {
+/// Marshals ``DBusValue``s into libdbus messages and back. Only this module touches libdbus; the one
+/// public entry is ``demarshal(_:)`` (wire bytes → values), for the fuzzer and the benchmarks.
+public enum DBusMessageCodec {
     // MARK: Validation (libdbus aborts the process on invalid names: check first)
 
     static func validatePath(_ path: String) throws(DBusError) {
