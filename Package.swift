@@ -97,3 +97,38 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: []),
     ]
 )
+
+// MARK: Memory levers (BENCHMARKS.md § Memory: RSS levers; measured with Benchmarks/rss-profile)
+
+/// The modules of `ble-mqtt-bridge`. None uses regexes or other `_StringProcessing` API (a
+/// `String.contains("text")` or `split(separator: "ab")` is one: use BridgeBase's TextSearch), so
+/// they do not import it implicitly, and such a call fails to compile here. (swift-log,
+/// swift-service-lifecycle, swift-async-algorithms and swift-collections still autolink it: only
+/// the static standard library below keeps it out of the release binary.)
+let bridgeModules: Set<String> = [
+    "BridgeBase", "DBusKit", "MQTT", "YAMLKit", "BlueZ", "BridgeCore", "Bridge", "ble-mqtt-bridge",
+]
+for target in package.targets where bridgeModules.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])
+    ]
+}
+
+/// The release bridge links the Swift runtime and standard library statically (no
+/// libswiftCore.so, libswift_Concurrency.so, libdispatch.so, ... to map), with lld: relative
+/// relocations packed (DT_RELR: needs glibc >= 2.36, Debian 12), identical functions folded, and
+/// no dynamic symbol table for the executable's own symbols (static-stdlib-args.lnk asks for
+/// -export-dynamic; nothing looks the bridge's symbols up at run time).
+for target in package.targets where target.name == "ble-mqtt-bridge" {
+    target.linkerSettings = (target.linkerSettings ?? []) + [
+        .unsafeFlags(
+            [
+                "-static-stdlib", "-use-ld=lld",
+                "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                "-Xlinker", "--icf=all",
+                "-Xlinker", "--no-export-dynamic",
+            ],
+            .when(configuration: .release)
+        )
+    ]
+}
