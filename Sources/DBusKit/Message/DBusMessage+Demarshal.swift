@@ -34,6 +34,8 @@ public enum DBusFuzzing {
         guard let m = dbus_message_new_signal("/org/bluez/hci0/dev_00_11/char0010", "org.freedesktop.DBus.Properties", "PropertiesChanged")
         else { return [] }
         defer { dbus_message_unref(m) }
+        // libdbus refuses to demarshal a message with serial 0.
+        dbus_message_set_serial(m, 1)
         try? DBusMessageCodec.append(
             [.string("org.bluez.GattCharacteristic1"), .stringVariantDict(["Value": .bytes(bytes)]), .stringArray([])], to: m)
         var raw: UnsafeMutablePointer<CChar>?
