@@ -867,7 +867,8 @@ def main():
             with lock:
                 all_online = all(d.online for d in devices.values())
             if s and all_online and s['connected_devices'] == len(devices) and all(
-                    s['devices'][d.address]['notify_sessions'] >= len(d.chars) for d in devices.values()):
+                    # `notifying`: StartNotify sessions and AcquireNotify sockets alike.
+                    s['devices'][d.address]['notifying'] >= len(d.chars) for d in devices.values()):
                 end_state_ok = True
                 break
             time.sleep(0.2)
