@@ -109,14 +109,6 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
         return !fds.isEmpty
     }
 
-    /// Whether `path` has a socket.
-    func has(path: String) -> Bool {
-        state.withLock { s in s.entries.values.contains { $0.path == path } }
-    }
-
-    /// Sockets open.
-    var count: Int { state.withLock { $0.entries.count } }
-
     /// Closes every socket (BlueZ went away, or the client stops).
     func releaseAll() {
         let fds = state.withLock { s -> [Int32] in
