@@ -12,7 +12,8 @@ public struct YAMLError: Error, Sendable, Equatable, CustomStringConvertible {
         case scanner
         /// The parser failed (structure: missing `]`, a value where none may be).
         case parser
-        /// Composing failed: an undefined alias, or more than one document.
+        /// Composing failed: an undefined alias, more than one document, nesting deeper than
+        /// ``YAMLParser/maxDepth`` or more than ``YAMLParser/maxNodes`` nodes.
         case composer
     }
 

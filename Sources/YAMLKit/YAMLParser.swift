@@ -6,7 +6,16 @@ import CYAML
 /// the mark of their first event; an alias becomes a copy of the node last anchored under its
 /// name (an alias to an unknown or not yet complete anchor is an error). No tag or type is
 /// resolved: every scalar stays text.
+///
+/// Two limits keep hostile input from exhausting the stack or memory of whoever walks the tree:
+/// nodes nest at most ``maxDepth`` deep, and a document holds at most ``maxNodes`` nodes once
+/// its aliases are expanded (a "billion laughs" document is refused, not expanded).
 public enum YAMLParser {
+    /// How deep collections may nest (the root is depth 1). A configuration needs fewer than 10.
+    public static let maxDepth = 64
+    /// How many nodes a document may hold, counting every node an alias repeats.
+    public static let maxNodes = 100_000
+
     /// Composes the single document of `yaml`.
     ///
     /// - Returns: the document's root node, or `nil` when the text holds no document (empty,
@@ -45,8 +54,12 @@ public enum YAMLParser {
 /// One pass over libyaml's events, building nodes.
 private struct Composer {
     let parser: UnsafeMutablePointer<yaml_parser_t>
-    /// Completed anchored nodes by anchor name.
-    var anchors: [String: YAMLNode] = [:]
+    /// Completed anchored nodes by anchor name, with how many nodes each holds.
+    var anchors: [String: (node: YAMLNode, size: Int)] = [:]
+    /// Nodes composed so far, aliases counted at the size of what they repeat.
+    var nodes = 0
+    /// How many collections enclose the node being composed.
+    var depth = 0
 
     init(parser: UnsafeMutablePointer<yaml_parser_t>) {
         self.parser = parser
@@ -70,23 +83,30 @@ private struct Composer {
     }
 
     mutating func node(from event: Event) throws(YAMLError) -> YAMLNode {
+        let before = nodes
         switch event.type {
         case YAML_ALIAS_EVENT:
-            guard let anchor = event.anchor, let node = anchors[anchor] else {
+            guard let anchor = event.anchor, let anchored = anchors[anchor] else {
                 throw YAMLError(code: .composer, problem: "found undefined alias", mark: event.mark)
             }
-            return node
+            try count(anchored.size, event)
+            return anchored.node
         case YAML_SCALAR_EVENT:
-            return register(.scalar(YAMLScalar(event.value, style: event.style, tag: event.tag, mark: event.mark)), event)
+            try count(1, event)
+            return register(.scalar(YAMLScalar(event.value, style: event.style, tag: event.tag, mark: event.mark)), event, since: before)
         case YAML_SEQUENCE_START_EVENT:
+            try enter(event)
+            defer { depth -= 1 }
             var items: [YAMLNode] = []
             var item = try next()
             while item.type != YAML_SEQUENCE_END_EVENT {
                 items.append(try node(from: item))
                 item = try next()
             }
-            return register(.sequence(YAMLSequence(items, tag: event.tag, mark: event.mark)), event)
+            return register(.sequence(YAMLSequence(items, tag: event.tag, mark: event.mark)), event, since: before)
         case YAML_MAPPING_START_EVENT:
+            try enter(event)
+            defer { depth -= 1 }
             var entries: [YAMLMapping.Entry] = []
             var key = try next()
             while key.type != YAML_MAPPING_END_EVENT {
@@ -95,16 +115,37 @@ private struct Composer {
                 entries.append(YAMLMapping.Entry(key: keyNode, value: valueNode))
                 key = try next()
             }
-            return register(.mapping(YAMLMapping(entries, tag: event.tag, mark: event.mark)), event)
+            return register(.mapping(YAMLMapping(entries, tag: event.tag, mark: event.mark)), event, since: before)
         default:
             // libyaml only starts a node with one of the events above.
             throw YAMLError(code: .composer, problem: "unexpected event \(event.type.rawValue)", mark: event.mark)
         }
     }
 
-    /// Records a completed node under its anchor (a later anchor of the same name replaces it).
-    mutating func register(_ node: YAMLNode, _ event: Event) -> YAMLNode {
-        if let anchor = event.anchor { anchors[anchor] = node }
+    /// Counts a collection's start against the node budget and the nesting limit.
+    mutating func enter(_ event: Event) throws(YAMLError) {
+        try count(1, event)
+        depth += 1
+        guard depth <= YAMLParser.maxDepth else {
+            throw YAMLError(
+                code: .composer, problem: "collections nested more than \(YAMLParser.maxDepth) deep", mark: event.mark)
+        }
+    }
+
+    /// Adds `size` nodes to the document's count, failing past the budget.
+    mutating func count(_ size: Int, _ event: Event) throws(YAMLError) {
+        nodes += size
+        guard nodes <= YAMLParser.maxNodes else {
+            throw YAMLError(
+                code: .composer, problem: "more than \(YAMLParser.maxNodes) nodes once aliases are expanded",
+                mark: event.mark)
+        }
+    }
+
+    /// Records a completed node under its anchor (a later anchor of the same name replaces it),
+    /// with the nodes composed for it since `before`.
+    mutating func register(_ node: YAMLNode, _ event: Event, since before: Int) -> YAMLNode {
+        if let anchor = event.anchor { anchors[anchor] = (node, nodes - before) }
         return node
     }
 

@@ -103,6 +103,47 @@ struct YAMLParserTests {
         }
     }
 
+    @Test func nestingPastTheLimitIsRefusedNotOverflowingTheStack() throws {
+        // 64 levels compose; 65 do not, in flow and in block style. 4,000 levels (what crashed
+        // the config fuzz target) fail the same way instead of overflowing the stack.
+        let deepest = String(repeating: "[", count: YAMLParser.maxDepth) + String(repeating: "]", count: YAMLParser.maxDepth)
+        var node = try #require(try YAMLParser.compose(deepest))
+        var levels = 1
+        while let inner = node.sequence?.items.first { node = inner; levels += 1 }
+        #expect(levels == YAMLParser.maxDepth)
+        let problem = "collections nested more than 64 deep"
+        #expect(throws: YAMLError(code: .composer, problem: problem, mark: YAMLMark(line: 1, column: 65))) {
+            try YAMLParser.compose(String(repeating: "[", count: 65) + String(repeating: "]", count: 65))
+        }
+        #expect(throws: YAMLError(code: .composer, problem: problem, mark: YAMLMark(line: 1, column: 65))) {
+            try YAMLParser.compose(String(repeating: "[", count: 4000))
+        }
+        var block = ""
+        for level in 0...64 { block += String(repeating: " ", count: level) + "k:\n" }
+        #expect(throws: YAMLError(code: .composer, problem: problem, mark: YAMLMark(line: 65, column: 65))) {
+            try YAMLParser.compose(block + String(repeating: " ", count: 65) + "k: v\n")
+        }
+    }
+
+    @Test func aliasExpansionIsBounded() throws {
+        // Each level repeats the one before ten times: 111,111 nodes in a4 from 200 bytes; the
+        // eighth alias of a4 passes the budget.
+        var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...4 {
+            let previous = "*a\(level - 1)"
+            text += "a\(level): &a\(level) [" + Array(repeating: previous, count: 10).joined(separator: ", ") + "]\n"
+        }
+        #expect(throws: YAMLError(
+            code: .composer, problem: "more than 100000 nodes once aliases are expanded", mark: YAMLMark(line: 5, column: 45))
+        ) {
+            try YAMLParser.compose(text)
+        }
+        // Three levels (about 12,000 nodes) are still fine: aliases are legitimate YAML.
+        let fewer = text.split(separator: "\n").prefix(4).joined(separator: "\n")
+        let root = try #require(try YAMLParser.compose(fewer))
+        #expect(root.mapping?.entries.count == 4)
+    }
+
     @Test func secondDocumentIsRejected() {
         let expected = YAMLError(
             code: .composer, problem: "but found another document", mark: YAMLMark(line: 2, column: 1),
