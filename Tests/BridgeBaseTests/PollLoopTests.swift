@@ -146,4 +146,44 @@ private final class PipeReader: PollParticipant, @unchecked Sendable {
         #expect(b.record.withLock { $0.detached } == 1)
         #expect(a.record.withLock { $0.detached } == 1, "detached once")
     }
+
+    @Test("wake-ups from other threads are never lost: every job runs, however the wakes interleave with the loop's drain")
+    func noLostWakeUps() async throws {
+        // The CI run of a71f88f stalled the bridge's loop at start: a wake() that came between
+        // the loop clearing its pending flag and draining the pipe left the flag set with the pipe
+        // empty, and every later wake() was skipped. Three threads hammer execute() with no
+        // participant to wake the loop otherwise; all jobs must run.
+        let loop = PollLoop(name: "test-io")
+        loop.start()
+        defer { loop.stop() }
+        let ran = Atomic<Int>(0)
+        let threads = 3
+        let perThread = 40_000
+        var ids: [pthread_t] = []
+        for _ in 0..<threads {
+            let body: @Sendable () -> Void = {
+                for i in 0..<perThread {
+                    loop.execute { ran.add(1, ordering: .relaxed) }
+                    if i % 64 == 0 { sched_yield() }
+                }
+            }
+            let box = Unmanaged.passRetained(Box(body))
+            var tid = pthread_t()
+            let rc = pthread_create(&tid, nil, { raw in
+                Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            }, box.toOpaque())
+            #expect(rc == 0)
+            ids.append(tid)
+        }
+        for tid in ids { pthread_join(tid, nil) }
+        try await Self.waitUntil("\(threads * perThread) jobs") { ran.load(ordering: .relaxed) == threads * perThread }
+        #expect(ran.load(ordering: .relaxed) == threads * perThread)
+    }
+}
+
+/// A closure for a pthread.
+private final class Box: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }

@@ -63,7 +63,7 @@ public final class PollLoop: Sendable {
     /// The wake pipe: ``wake()`` writes, the loop polls and drains.
     private let wakeFD: Int32
     private let wakeWriteFD: Int32
-    /// Set by ``wake()``, cleared by the loop before it drains the pipe: one write per turn.
+    /// Set by ``wake()``, cleared by the loop after it drains the pipe: one write per turn.
     private let wakePending = Atomic<Bool>(false)
     /// What the loop is for (logs).
     public let name: String
@@ -200,9 +200,13 @@ public final class PollLoop: Sendable {
             let n = turn.fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
             if n < 0 && errno != EINTR && errno != EAGAIN { break }
             if turn.fds[0].revents != 0 {
-                wakePending.store(false, ordering: .releasing)
+                // Drain first, then clear: a wake() between the two finds the flag still set and
+                // writes nothing, and its change is seen by the next turn, which always runs. The
+                // other order lost wake-ups for good (a byte written after the clear was drained,
+                // the flag stayed set, and every later wake() was skipped).
                 var drain: (UInt64, UInt64) = (0, 0)
                 _ = withUnsafeMutableBytes(of: &drain) { read(wakeFD, $0.baseAddress, $0.count) }
+                wakePending.store(false, ordering: .sequentiallyConsistent)
             }
             let now = Self.nowMs()
             turn.fds.withUnsafeBufferPointer { all in
