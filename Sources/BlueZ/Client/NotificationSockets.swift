@@ -70,6 +70,7 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
             s.handler = handler
             s.version &+= 1
         }
+        loop.wake()
     }
 
     /// Called with the characteristic path when its socket hung up (on the loop's thread).
@@ -78,6 +79,7 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
             s.onClosed = onClosed
             s.version &+= 1
         }
+        loop.wake()
     }
 
     /// Takes ownership of `fd`, the notification socket of `path`; a socket the characteristic
@@ -93,6 +95,9 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
         }
         closeOnLoop(old)
         watch(fd)
+        // The loop may sit in a poll that did not include the epoll set (it had no socket then):
+        // without a wake the first packets would wait for unrelated traffic.
+        loop.wake()
     }
 
     /// Closes the socket of `path` (BlueZ sees the hang-up and stops the notifications); returns
