@@ -147,6 +147,29 @@ private final class PipeReader: PollParticipant, @unchecked Sendable {
         #expect(a.record.withLock { $0.detached } == 1, "detached once")
     }
 
+    @Test("jobs given with the stop, or after it, still run; a participant added after it is detached")
+    func noJobDroppedAtStop() async throws {
+        let loop = PollLoop(name: "test-io")
+        loop.start()
+        let ran = Mutex<[String]>([])
+        // From a job on the loop's thread, so that both land before the loop's next turn:
+        // the job given together with the stop must still run.
+        loop.execute {
+            loop.execute { ran.withLock { $0.append("with the stop") } }
+            loop.stop()
+        }
+        try await Self.waitUntil("the loop stopped") { !loop.isRunning }
+        #expect(ran.withLock { $0 } == ["with the stop"])
+        // After the stop: at once, on this thread.
+        loop.execute { ran.withLock { $0.append("after the stop") } }
+        #expect(ran.withLock { $0 } == ["with the stop", "after the stop"])
+        let (r, w) = Self.pipePair()
+        defer { close(r); close(w) }
+        let late = PipeReader(fd: r, loop: loop)
+        loop.add(late)
+        #expect(late.record.withLock { $0.detached } == 1)
+    }
+
     @Test("wake-ups from other threads are never lost: every job runs, however the wakes interleave with the loop's drain")
     func noLostWakeUps() async throws {
         // The CI run of a71f88f stalled the bridge's loop at start: a wake() that came between

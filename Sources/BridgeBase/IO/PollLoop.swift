@@ -56,6 +56,8 @@ public final class PollLoop: Sendable {
         var jobs: [@Sendable () -> Void] = []
         var running = false
         var stopRequested = false
+        /// The thread is past its last turn: jobs run on the caller's thread from now on.
+        var closed = false
         var thread: pthread_t?
     }
 
@@ -103,12 +105,15 @@ public final class PollLoop: Sendable {
     public var isRunning: Bool { state.withLock { $0.running } }
 
     /// Adds a participant (any thread); it is polled from the next turn on.
+    /// On a loop that has stopped, the participant is detached at once.
     public func add(_ participant: any PollParticipant) {
-        state.withLock { s in
+        let added = state.withLock { s -> Bool in
+            guard !s.closed else { return false }
             let id = ObjectIdentifier(participant)
             if s.participants.updateValue(participant, forKey: id) == nil { s.order.append(id) }
+            return true
         }
-        wake()
+        if added { wake() } else { participant.detached() }
     }
 
     /// Removes a participant (any thread); its ``PollParticipant/detached()`` runs on the loop.
@@ -117,7 +122,7 @@ public final class PollLoop: Sendable {
             let id = ObjectIdentifier(participant)
             guard let p = s.participants.removeValue(forKey: id) else { return false }
             s.order.removeAll { $0 == id }
-            if s.running {
+            if s.running && !s.closed {
                 s.removed.append(p)
                 return false
             }
@@ -127,9 +132,15 @@ public final class PollLoop: Sendable {
     }
 
     /// Runs `job` on the loop's thread, in order with the other jobs, before the next poll.
+    /// After the loop stopped, `job` runs at once on the caller's thread (every participant is
+    /// detached by then): a job is never dropped.
     public func execute(_ job: @escaping @Sendable () -> Void) {
-        state.withLock { $0.jobs.append(job) }
-        wake()
+        let queued = state.withLock { s -> Bool in
+            guard !s.closed else { return false }
+            s.jobs.append(job)
+            return true
+        }
+        if queued { wake() } else { job() }
     }
 
     /// Makes the current or next poll return at once.
@@ -184,8 +195,10 @@ public final class PollLoop: Sendable {
                 return (s.stopRequested, s.jobs, s.removed)
             }
             for p in gone { p.detached() }
-            if stop { break }
+            // Jobs given before the stop still run (they may close descriptors or complete
+            // someone's wait).
             for job in jobs { job() }
+            if stop { break }
             turn.fds.removeAll(keepingCapacity: true)
             turn.fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
             turn.deadline = nil
@@ -198,7 +211,13 @@ public final class PollLoop: Sendable {
             var timeoutMs: Int32 = -1
             if let d = turn.deadline { timeoutMs = Int32(clamping: max(0, d - Self.nowMs())) }
             let n = turn.fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
-            if n < 0 && errno != EINTR && errno != EAGAIN { break }
+            if n < 0 && errno != EINTR && errno != EAGAIN {
+                // Only a bad descriptor set gets here (EFAULT, EINVAL, ENOMEM). Stop the way
+                // stop() does, so that every participant hears of it (D-Bus fails its calls).
+                var line = Array("\(name): poll failed (errno \(errno)): the I/O loop stops\n".utf8)
+                _ = write(2, &line, line.count)
+                break
+            }
             if turn.fds[0].revents != 0 {
                 // Drain first, then clear: a wake() between the two finds the flag still set and
                 // writes nothing, and its change is seen by the next turn, which always runs. The
@@ -216,12 +235,13 @@ public final class PollLoop: Sendable {
             }
             for p in participants { p.turnEnded() }
         }
-        // Jobs given before the stop still run (they may complete someone's wait).
+        // Jobs given since the last turn still run; from here on execute() runs jobs itself.
         let (rest, jobs) = state.withLock { s -> ([any PollParticipant], [@Sendable () -> Void]) in
             let all = s.order.compactMap { s.participants[$0] } + s.removed
             s.participants.removeAll()
             s.order.removeAll()
             s.removed.removeAll()
+            s.closed = true
             defer { s.jobs.removeAll() }
             return (all, s.jobs)
         }
