@@ -88,7 +88,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit"]),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "BridgeBase"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit", "BridgeBase"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),

@@ -1,3 +1,4 @@
+import BridgeBase
 import Foundation
 import Logging
 import Testing
@@ -72,6 +73,39 @@ struct DBusCallCompletionTests {
         await #expect(throws: DBusError.self) {
             _ = try await client.call(destination: "org.example.Hang", path: "/h", interface: "org.example.Hang", method: "Ping")
         }
+        #expect(!client.isConnected)
+    }
+
+    @Test func callsFailWhenTheSharedLoopStops() async throws {
+        // A connection on a loop it does not own: when that loop stops, nothing reads replies
+        // or fires timeouts any more. Outstanding calls must fail, and new ones at once.
+        let bus = try TestBus()
+        let loop = PollLoop(name: "test-shared")
+        loop.start()
+        let server = try DBusConnection.connect(address: bus.address, logger: logger)
+        let client = try DBusConnection.connect(address: bus.address, logger: logger, loop: loop)
+        try await server.requestName("org.example.Hang")
+        let objects = DBusObjectServer(connection: server, logger: logger)
+        objects.addInterfaces(path: "/h", [
+            DBusInterfaceExport(name: "org.example.Hang", methods: [
+                "Hang": DBusMethod { _ in
+                    try await Task.sleep(for: .seconds(3600))
+                    return []
+                },
+                "Ping": DBusMethod { _ in [.string("pong")] },
+            ])
+        ])
+        defer { withExtendedLifetime((server, objects)) {} }
+        async let outcome = hang(client)
+        _ = try await client.call(destination: "org.example.Hang", path: "/h", interface: "org.example.Hang", method: "Ping")
+        loop.stop()
+        let error = await outcome
+        #expect(error?.name == DBusError.Name.disconnected)
+        let started = ContinuousClock.now
+        await #expect(throws: DBusError.self) {
+            _ = try await client.call(destination: "org.example.Hang", path: "/h", interface: "org.example.Hang", method: "Ping")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
         #expect(!client.isConnected)
     }
 

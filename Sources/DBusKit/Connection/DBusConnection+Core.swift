@@ -147,8 +147,11 @@ extension DBusConnection {
             return true
         }
 
+        /// The I/O loop no longer serves this connection (it was closed, or the loop stopped):
+        /// nothing reads replies or fires timeouts from now on, so outstanding calls fail and
+        /// new ones fail at once instead of waiting forever.
         private func loopExited() {
-            // Keep the loop alive until the connection is freed; nothing else to do.
+            markDisconnected()
         }
 
         private func markDisconnected() {
