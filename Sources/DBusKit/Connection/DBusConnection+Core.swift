@@ -294,10 +294,11 @@ extension DBusConnection {
         func send(_ msg: OpaquePointer, timeoutMs: Int32) async -> Result<[DBusValue], DBusError> {
             let disconnected = DBusError(DBusError.Name.disconnected, "the D-Bus connection is closed")
             if Task.isCancelled { return .failure(DBusError(DBusError.Name.cancelled, "the call was cancelled")) }
+            let io: DBusIOLoop = loop
             let call: PendingCall? = state.withLock { s in
                 guard s.connected, !s.closed else { return nil }
                 s.nextCallID += 1
-                let call = PendingCall(id: s.nextCallID)
+                let call = PendingCall(id: s.nextCallID, onLoop: io.runOnLoop)
                 s.calls[call.id] = call
                 return call
             }

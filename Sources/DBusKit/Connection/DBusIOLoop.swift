@@ -55,6 +55,12 @@ final class DBusIOLoop: PollParticipant, @unchecked Sendable {
     /// Whether the caller is the loop's thread.
     var isCurrentThread: Bool { loop.isCurrentThread }
 
+    /// Runs `job` on the loop's thread, between two turns; at once when the caller is that
+    /// thread or the connection has left the loop (nothing of it is polled any more).
+    func runOnLoop(_ job: @escaping @Sendable () -> Void) {
+        if loop.isCurrentThread || hasExited { job() } else { loop.execute(job) }
+    }
+
     // MARK: libdbus hooks (any thread, libdbus's lock may be held: never call back into libdbus here)
 
     func addWatch(_ w: OpaquePointer) {
@@ -99,25 +105,26 @@ final class DBusIOLoop: PollParticipant, @unchecked Sendable {
 
     func prepare(_ turn: inout PollLoop.Turn) {
         polled.removeAll(keepingCapacity: true)
-        let (handles, nextDeadline) = state.withLock { s -> ([Handle], Int64?) in
+        // The watch accessors run under the mutex: libdbus frees a watch only after its remove
+        // hook, which waits for the mutex (they take no libdbus lock, so this cannot deadlock).
+        state.withLock { s in
             var next: Int64?
             for t in s.timeouts where dbus_timeout_get_enabled(t.timeout.raw) != 0 {
                 next = min(next ?? t.deadline, t.deadline)
             }
-            return (s.watches, next)
+            for handle in s.watches where dbus_watch_get_enabled(handle.raw) != 0 {
+                let w = handle.raw
+                let fd = dbus_watch_get_unix_fd(w)
+                guard fd >= 0 else { continue }
+                let flags = dbus_watch_get_flags(w)
+                var events: Int16 = 0
+                if flags & UInt32(CDBUS_WATCH_READABLE) != 0 { events |= Int16(POLLIN) }
+                if flags & UInt32(CDBUS_WATCH_WRITABLE) != 0 { events |= Int16(POLLOUT) }
+                turn.watch(fd, events: events)
+                polled.append(w)
+            }
+            if let next { turn.wake(atMs: next) }
         }
-        for handle in handles where dbus_watch_get_enabled(handle.raw) != 0 {
-            let w = handle.raw
-            let fd = dbus_watch_get_unix_fd(w)
-            guard fd >= 0 else { continue }
-            let flags = dbus_watch_get_flags(w)
-            var events: Int16 = 0
-            if flags & UInt32(CDBUS_WATCH_READABLE) != 0 { events |= Int16(POLLIN) }
-            if flags & UInt32(CDBUS_WATCH_WRITABLE) != 0 { events |= Int16(POLLOUT) }
-            turn.watch(fd, events: events)
-            polled.append(w)
-        }
-        if let nextDeadline { turn.wake(atMs: nextDeadline) }
     }
 
     func handle(_ ready: UnsafeBufferPointer<pollfd>, nowMs: Int64) {

@@ -19,8 +19,15 @@ final class PendingCall: Sendable {
 
     let id: Int
     private let state = Mutex(State())
+    /// Runs a job on the connection's I/O thread (at once when that thread no longer serves the
+    /// connection). libdbus frees a cancelled call's timeout with the call, and the loop may be
+    /// about to fire that timeout: cancelling and dropping the last reference happen there.
+    private let onLoop: @Sendable (@escaping @Sendable () -> Void) -> Void
 
-    init(id: Int) { self.id = id }
+    init(id: Int, onLoop: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { $0() }) {
+        self.id = id
+        self.onLoop = onLoop
+    }
 
     deinit {
         let left = state.withLock { s -> (CheckedContinuation<Outcome, Never>?, UInt) in
@@ -58,7 +65,16 @@ final class PendingCall: Sendable {
             s.pending = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pending)))
             return true
         }
-        if !stored { dbus_pending_call_cancel(pending) }
+        if !stored {
+            // Keep it alive until the loop has cancelled it (the caller drops its reference).
+            dbus_pending_call_ref(pending)
+            let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pending)))
+            onLoop {
+                guard let p = OpaquePointer(bitPattern: bits) else { return }
+                dbus_pending_call_cancel(p)
+                dbus_pending_call_unref(p)
+            }
+        }
         return stored
     }
 
@@ -108,8 +124,17 @@ final class PendingCall: Sendable {
             return (s.continuation, s.pending)
         }
         if pending != 0, let p = OpaquePointer(bitPattern: pending) {
-            if cancelInLibdbus { dbus_pending_call_cancel(p) }
-            dbus_pending_call_unref(p)
+            if cancelInLibdbus {
+                onLoop {
+                    guard let p = OpaquePointer(bitPattern: pending) else { return }
+                    dbus_pending_call_cancel(p)
+                    dbus_pending_call_unref(p)
+                }
+            } else {
+                // Not cancelled: libdbus still holds the call while it is outstanding, so this is
+                // not the last reference while its timeout can fire.
+                dbus_pending_call_unref(p)
+            }
         }
         continuation?.resume(returning: outcome)
     }
