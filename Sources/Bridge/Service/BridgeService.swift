@@ -65,6 +65,8 @@ public struct BridgeService: Service {
             services: [
                 .init(service: MQTTService(client: mqtt)),
                 .init(service: runtime, successTerminationBehavior: .gracefullyShutdownGroup),
+                // Last, so shut down first: STOPPING=1 as the shutdown begins.
+                .init(service: LoopWatchdogService(loop: loop, notifier: SystemdNotifier.fromEnvironment(), logger: logger)),
             ],
             logger: logger))
         try await group.run()

@@ -150,6 +150,14 @@ public final class PollLoop: Sendable {
         _ = write(wakeWriteFD, &one, 1)
     }
 
+    /// Writes the wake byte whatever the pending flag says: the watchdog's remedy for a loop
+    /// that stopped turning although it was woken.
+    public func forceWake() {
+        wakePending.store(true, ordering: .sequentiallyConsistent)
+        var one: UInt8 = 1
+        _ = write(wakeWriteFD, &one, 1)
+    }
+
     /// Starts the thread (once).
     public func start() {
         let started = state.withLock { s -> Bool in
