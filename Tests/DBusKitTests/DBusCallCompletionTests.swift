@@ -11,10 +11,13 @@ import Testing
 struct DBusCallCompletionTests {
     let logger = Logger(label: "test")
 
-    /// A server whose `Hang` method never answers (it sleeps for an hour) and a client.
-    private func hangingServer(_ bus: TestBus) async throws -> (server: (DBusConnection, DBusObjectServer), client: DBusConnection) {
+    /// A server whose `Hang` method never answers (it sleeps for an hour) and a client (its I/O on
+    /// `clientLoop` when given).
+    private func hangingServer(
+        _ bus: TestBus, clientLoop: PollLoop? = nil
+    ) async throws -> (server: (DBusConnection, DBusObjectServer), client: DBusConnection) {
         let server = try DBusConnection.connect(address: bus.address, logger: logger)
-        let client = try DBusConnection.connect(address: bus.address, logger: logger)
+        let client = try DBusConnection.connect(address: bus.address, logger: logger, loop: clientLoop)
         try await server.requestName("org.example.Hang")
         let objects = DBusObjectServer(connection: server, logger: logger)
         objects.addInterfaces(path: "/h", [
@@ -82,20 +85,8 @@ struct DBusCallCompletionTests {
         let bus = try TestBus()
         let loop = PollLoop(name: "test-shared")
         loop.start()
-        let server = try DBusConnection.connect(address: bus.address, logger: logger)
-        let client = try DBusConnection.connect(address: bus.address, logger: logger, loop: loop)
-        try await server.requestName("org.example.Hang")
-        let objects = DBusObjectServer(connection: server, logger: logger)
-        objects.addInterfaces(path: "/h", [
-            DBusInterfaceExport(name: "org.example.Hang", methods: [
-                "Hang": DBusMethod { _ in
-                    try await Task.sleep(for: .seconds(3600))
-                    return []
-                },
-                "Ping": DBusMethod { _ in [.string("pong")] },
-            ])
-        ])
-        defer { withExtendedLifetime((server, objects)) {} }
+        let (server, client) = try await hangingServer(bus, clientLoop: loop)
+        defer { withExtendedLifetime(server) {} }
         async let outcome = hang(client)
         _ = try await client.call(destination: "org.example.Hang", path: "/h", interface: "org.example.Hang", method: "Ping")
         loop.stop()
