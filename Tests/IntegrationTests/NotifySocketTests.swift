@@ -36,11 +36,8 @@ import Testing
 
     @Test("2A37 over a socket, 2A19 refused (StartNotify), the indicate-only one StartNotify; a link loss hangs the socket up and the reconnect acquires it again")
     func socketsAndFallback() async throws {
-        let file = NSTemporaryDirectory() + "notify-sockets-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).yaml"
-        try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: file) }
         var options = HarnessOptions()
-        options.scenario = file
+        options.scenarioText = Self.scenario
         options.config = { port in
             """
             mqtt:

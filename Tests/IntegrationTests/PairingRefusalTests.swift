@@ -41,11 +41,9 @@ import Testing
         let dir = NSTemporaryDirectory() + "pairing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let scenarioFile = "\(dir)/scenario.yaml"
-        try Self.scenario.write(toFile: scenarioFile, atomically: true, encoding: .utf8)
         let stateFile = "\(dir)/peripherals.json"
         var options = HarnessOptions()
-        options.scenario = scenarioFile
+        options.scenarioText = Self.scenario
         options.config = { port in
             """
             mqtt:

@@ -45,11 +45,8 @@ import Testing
 
     @Test("GATT objects exported over 6 s after ServicesResolved: every service mapped, read and subscribed")
     func slowExport() async throws {
-        let file = NSTemporaryDirectory() + "slow-gatt-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).yaml"
-        try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: file) }
         var options = HarnessOptions()
-        options.scenario = file
+        options.scenarioText = Self.scenario
         options.config = { port in
             """
             mqtt:

@@ -9,6 +9,9 @@ import Glibc
 struct HarnessOptions: Sendable {
     /// The simulator's scenario.
     var scenario = Paths.demoScenario
+    /// A scenario given as text: written into the test's directory and used instead of
+    /// ``scenario``.
+    var scenarioText: String?
     /// Extra `bluez-sim` options.
     var simulatorArguments: [String] = []
     /// Start `bluez-sim` (else only the bus runs; start it later with ``Harness/startSimulator()``).
@@ -126,10 +129,15 @@ final class Harness: @unchecked Sendable {
 
     /// Starts `bluez-sim` with the scenario and waits for its `bluez-sim ready` line.
     func startSimulator(timeout: Duration = .seconds(20)) async throws {
+        var scenario = options.scenario
+        if let text = options.scenarioText {
+            scenario = "\(directory)/scenario.yaml"
+            try text.write(toFile: scenario, atomically: true, encoding: .utf8)
+        }
         let process = try ChildProcess(
             name: "bluez-sim", executable: Paths.bluezSim,
             arguments: [
-                "--scenario", options.scenario, "--bus", busAddress, "--write-log", writesLogPath,
+                "--scenario", scenario, "--bus", busAddress, "--write-log", writesLogPath,
                 "--notify-log", "\(directory)/notify.log",
             ] + options.simulatorArguments,
             environment: ProcessInfo.processInfo.environment, outputPath: "\(directory)/sim.out",
