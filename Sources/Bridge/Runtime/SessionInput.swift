@@ -42,8 +42,9 @@ enum SessionReport: Sendable {
     case mapped(MappedDevice)
     /// A read was refused for lack of pairing: remember the characteristic UUID.
     case unreadable(uuid: String)
-    /// The link came up or went down (the device list changed).
-    case linkChanged
+    /// The link came up or went down (the device list changed). The supervisor, the registry's
+    /// only writer, records it.
+    case linkChanged(connected: Bool)
     /// A `Connect` call returned, successful or not (stored peripherals hold the scan until then).
     case connectReturned
     /// An advertisement device's decoded value names grew (Home Assistant discovery): the
@@ -57,6 +58,8 @@ struct MappedDevice: Sendable {
     var characteristics: [String: String]
     /// Resolved service UUIDs.
     var services: [String]
+    /// Resolved service topic segments (the registry's `services`).
+    var serviceSegments: [String]
     /// Home Assistant discovery entries.
     var discovery: [HomeAssistantDiscovery.Characteristic]
     /// The device's name from BlueZ.

@@ -155,7 +155,7 @@ extension PeripheralSession {
             .map { ctx.topics.serviceSegment($0, config: device.config) }
         ctx.registry.update(path: path) { $0.services = segments }
         ctx.supervisor.send(.session(path: path, .mapped(MappedDevice(
-            characteristics: map, services: services.map(\.uuidString), discovery: discovery, name: name, information: information))))
+            characteristics: map, services: services.map(\.uuidString), serviceSegments: segments, discovery: discovery, name: name, information: information))))
     }
 
     /// The device became ready: start the `poll` intervals of its characteristics.

@@ -256,7 +256,7 @@ final class PeripheralSession {
                 e.connected = up
                 if up { e.connects += 1 }
             }
-            ctx.supervisor.send(.session(path: path, .linkChanged))
+            ctx.supervisor.send(.session(path: path, .linkChanged(connected: up)))
         }
         if !wasReady && machine.isReady { becameReady() }
     }
