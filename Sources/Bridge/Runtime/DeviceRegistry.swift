@@ -4,8 +4,8 @@ import Synchronization
 /// The devices the bridge manages, as everyone outside a session sees them: which session has
 /// which topic segment and object path, and the state it last reported.
 ///
-/// Written by the supervisor (a session is added or removed) and by each session (its own
-/// entry: connected, available, services); read by command intake, `bridge/devices` and health.
+/// Written only by the supervisor (a session is added or removed; what a session reports:
+/// connected, available, services); read by command intake, `bridge/devices` and health.
 final class DeviceRegistry: Sendable {
     /// One managed device.
     struct Entry: Sendable {

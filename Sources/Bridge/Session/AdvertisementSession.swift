@@ -10,7 +10,8 @@ import Logging
 /// came for `advertisement.timeout`), answers commands (there is no link to run them on) and
 /// reports new value names for Home Assistant discovery. BlueZ dropping the device object (a
 /// temporary device that went quiet) does not end it: the object comes back with the device's
-/// next advertisement, at the same path.
+/// next advertisement, at the same path. Availability changes are reported to the supervisor,
+/// which records them in the registry.
 final class AdvertisementSession {
     let ctx: SessionContext
     let device: SessionDevice
@@ -105,7 +106,6 @@ final class AdvertisementSession {
     private func setAvailable(_ value: Bool) {
         available = value
         if value { logger.info("\(device.address): advertising: online") }
-        ctx.registry.update(path: device.path) { $0.available = value }
         ctx.broker.publish(ctx.topics.availability(device: device.segment), text: value ? "online" : "offline", retain: true)
         ctx.supervisor.send(.session(path: device.path, .availability(value)))
     }
@@ -113,8 +113,8 @@ final class AdvertisementSession {
     private func end() {
         router.removeRoute(path: device.path)
         if available {
-            ctx.registry.update(path: device.path) { $0.available = false }
             ctx.broker.publish(ctx.topics.availability(device: device.segment), text: "offline", retain: true)
+            ctx.supervisor.send(.session(path: device.path, .availability(false)))
         }
     }
 }

@@ -3,8 +3,12 @@ import BridgeCore
 import Logging
 import MQTT
 
-/// What every session shares: configuration, the BlueZ and MQTT seams, the value router, the
-/// registry, the connection slots, the clock and the supervisor's inbox.
+/// What the supervisor and every session share: configuration, the BlueZ and MQTT seams, the
+/// value router, the registry, the connection slots, the clock and the supervisor's inbox.
+///
+/// A session takes apart what it needs: the pure configuration of its ``SessionCore``
+/// (``SessionCore/Configuration``) and the seams its executor acts on (``SessionIO``); it
+/// never writes the registry (the supervisor records the session's reports).
 struct SessionContext: Sendable {
     var config: BridgeConfig
     var topics: TopicMapper
@@ -21,6 +25,29 @@ struct SessionContext: Sendable {
     var responder: CommandResponder
     /// Timing of the connection state machines (shortened in tests).
     var timing: SessionTiming = SessionTiming()
+}
+
+extension SessionContext {
+    /// The seams a session's executor acts on.
+    var io: SessionIO {
+        SessionIO(
+            central: central, broker: broker, router: router, slots: slots, clock: clock, supervisor: supervisor,
+            responder: responder, topics: topics, logger: logger)
+    }
+}
+
+/// The seams a session's executor acts on: BlueZ calls, publishing, routes, slots, the clock
+/// it waits on, the supervisor's inbox and the command responder.
+struct SessionIO: Sendable {
+    var central: any BluetoothCentral
+    var broker: any MessageBroker
+    var router: ValueRouter
+    var slots: SlotPool
+    var clock: any BridgeClock
+    var supervisor: Mailbox<SupervisorInput>
+    var responder: CommandResponder
+    var topics: TopicMapper
+    var logger: Logger
 }
 
 /// Waits of a session that are not in the configuration.

@@ -130,14 +130,20 @@ final class Supervisor {
 
     private func handleReport(_ report: SessionReport, path: String, _ group: inout DiscardingTaskGroup) {
         switch report {
-        case .availability:
+        case .availability(let online):
+            ctx.registry.update(path: path) { $0.available = online }
             publishDevices()
             updateDiscovery(&group)
-        case .linkChanged:
+        case .linkChanged(let connected):
+            ctx.registry.update(path: path) { e in
+                e.connected = connected
+                if connected { e.connects += 1 }
+            }
             publishDevices()
         case .connectReturned:
             storedConnectReturned(path, &group)
         case .mapped(let mapped):
+            ctx.registry.update(path: path) { $0.services = mapped.serviceSegments }
             guard let entry = ctx.registry.entry(path: path) else { return }
             if config.homeAssistant.discovery {
                 homeAssistant.publish(

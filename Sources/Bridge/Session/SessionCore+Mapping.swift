@@ -1,7 +1,7 @@
 import BlueZ
 import BridgeCore
 
-extension PeripheralSession {
+extension SessionCore {
     /// Services BlueZ lists in `UUIDs` but exports no object for: GAP (bluetoothd's own) and HID
     /// 1812 (claimed by its HoG plugin).
     static let unexportedServices: Set<BluetoothUUID> = [BluetoothUUID(uuid16: 0x1800), BluetoothUUID(uuid16: 0x1812)]
@@ -10,23 +10,15 @@ extension PeripheralSession {
     /// every service in `UUIDs` (but those BlueZ keeps to itself) has its object (or the grace
     /// period passed), and no object appeared for the quiet period. Objects that appear after the
     /// device was set up are mapped and set up on their own.
-    func checkGatt(_ group: inout DiscardingTaskGroup) {
-        let timing = ctx.timing
-        let now = self.now
-        let snapshot = ctx.central.withTree { t -> (resolved: Bool, uuids: [BluetoothUUID], services: [GattService], unmapped: Bool)? in
-            guard let d = t.device(path) else { return nil }
-            let services = t.services(device: path)
-            let unmapped = services.contains { s in t.characteristics(service: s.path).contains { !mappedPaths.contains($0.path) } }
-            return (d.servicesResolved, d.uuids, services, unmapped)
-        }
-        guard let snapshot, snapshot.resolved, machine.isConnected else { return }
+    mutating func checkGatt() {
+        guard let view, view.servicesResolved, machine.isConnected else { return }
         if let last = lastGattObjectAt, last.duration(to: now) < timing.gattQuietPeriod {
             gattCheckAt = last.advanced(by: timing.gattQuietPeriod)
             return
         }
-        guard !snapshot.services.isEmpty else { return }
-        let exported = Set(snapshot.services.map(\.uuid))
-        let missing = snapshot.uuids.filter { !Self.unexportedServices.contains($0) && !exported.contains($0) }
+        guard !view.services.isEmpty else { return }
+        let exported = Set(view.services.map(\.uuid))
+        let missing = view.uuids.filter { !Self.unexportedServices.contains($0) && !exported.contains($0) }
         if !missing.isEmpty && !reportedMissingServices {
             let waited = resolvedAt.map { $0.duration(to: now) } ?? timing.missingServicesGrace
             if waited < timing.missingServicesGrace {
@@ -34,19 +26,23 @@ extension PeripheralSession {
                 return
             }
             reportedMissingServices = true
-            logger.notice(
+            log(.notice,
                 "\(device.address): no GATT objects for \(missing.map(\.shortForm).joined(separator: ", ")) \(waited) after ServicesResolved; going on without them")
         }
         if !machine.gattObjectsPresent {
-            feed(.gattObjectsPresent, &group)
-        } else if machine.isReady && snapshot.unmapped {
+            feed(.gattObjectsPresent)
+        } else if machine.isReady && hasUnmapped(view) {
             let added = mapNew()
             if !added.isEmpty { enqueueSetup(added, onlyNew: true) }
         }
     }
 
+    private func hasUnmapped(_ view: DeviceView) -> Bool {
+        view.services.contains { s in s.characteristics.contains { !mappedPaths.contains($0.path) } }
+    }
+
     /// Maps the whole device and queues its setup (the machine's `startSubscribing`).
-    func startSetup() {
+    mutating func startSetup() {
         characteristics.removeAll()
         mappedPaths.removeAll()
         subscribeAttempts = 0
@@ -55,17 +51,14 @@ extension PeripheralSession {
     }
 
     /// Maps the characteristics not mapped yet in this connection to topics and routes; returns them.
-    func mapNew() -> [MappedCharacteristic] {
-        let topics = ctx.topics
+    mutating func mapNew() -> [MappedCharacteristic] {
+        let topics = configuration.topics
         let config = device.config
-        let list: [(GattService, [GattCharacteristic])] = ctx.central.withTree { t in
-            t.services(device: path).map { ($0, t.characteristics(service: $0.path)) }
-        }
         var added: [MappedCharacteristic] = []
-        for (service, chars) in list {
+        for service in view?.services ?? [] {
             let serviceUUID = service.uuid
             let serviceSegment = topics.serviceSegment(serviceUUID, config: config)
-            for ch in chars where !mappedPaths.contains(ch.path) {
+            for ch in service.characteristics where !mappedPaths.contains(ch.path) {
                 mappedPaths.insert(ch.path)
                 let uuid = ch.uuid
                 guard GattMapping.shouldMap(service: serviceUUID, characteristic: uuid, device: config) else { continue }
@@ -76,9 +69,9 @@ extension PeripheralSession {
                     key: MappedCharacteristic.Key(service: serviceSegment, characteristic: segment),
                     properties: ch.properties, format: topics.format(of: uuid, config: config),
                     writeTypes: settings?.writeTypes, poll: settings?.poll)
-                ctx.router.setRoute(
+                emit(.route(
                     path: ch.path, topic: topics.value(device: device.segment, service: serviceSegment, characteristic: segment),
-                    format: mapped.format, device: device.segment)
+                    format: mapped.format))
                 characteristics[mapped.key] = mapped
                 added.append(mapped)
             }
@@ -89,7 +82,7 @@ extension PeripheralSession {
     /// Queues what a connection needs: notifications (subscribe first), then the reads.
     /// A poll device subscribes only when it listens, and a poll device connected on demand for
     /// commands neither subscribes nor reads.
-    func enqueueSetup(_ list: [MappedCharacteristic], onlyNew: Bool) {
+    mutating func enqueueSetup(_ list: [MappedCharacteristic], onlyNew: Bool) {
         var subscribe = true
         var read = true
         if case .poll(_, let listen) = device.policy {
@@ -111,36 +104,36 @@ extension PeripheralSession {
     }
 
     /// The setup marker was reached: the connection is subscribed (or not).
-    func setupDone(onlyNew: Bool, _ group: inout DiscardingTaskGroup) {
+    mutating func setupDone(onlyNew: Bool) {
         setupRunning = false
         let reads = characteristics.values.filter(\.canRead).count
         if onlyNew {
-            logger.info("\(device.address): more characteristics appeared; \(notifying.count) notifying")
+            log(.info, "\(device.address): more characteristics appeared; \(notifying.count) notifying")
         } else {
-            logger.info(
+            log(.info,
                 "\(device.address): subscribed to \(notifying.count) characteristics, read \(reads)\(subscribeFailures > 0 ? ", \(subscribeFailures) refused notifications" : "")")
         }
         reportMapping()
         if !onlyNew {
             if subscribeAttempts > 0 && subscribeFailures == subscribeAttempts {
-                feed(.subscribeFailed, &group)
+                feed(.subscribeFailed)
             } else {
-                feed(.subscribed, &group)
+                feed(.subscribed)
                 // Objects that appeared while subscribing were not in the snapshot.
-                checkGatt(&group)
+                checkGatt()
             }
         }
     }
 
-    /// Tells the supervisor what is mapped (state file, Home Assistant discovery) and updates the
-    /// registry's service list.
-    func reportMapping() {
+    /// Tells the supervisor what is mapped (state file, Home Assistant discovery, the registry's
+    /// service list).
+    mutating func reportMapping() {
         var map: [String: String] = [:]
         var discovery: [HomeAssistantDiscovery.Characteristic] = []
-        let (name, services) = ctx.central.withTree { t in (t.device(path)?.name, t.services(device: path).map(\.uuid)) }
+        let services = view?.services.map(\.uuid) ?? []
         for mc in characteristics.values.sorted(by: { $0.path < $1.path }) {
             map[mc.key.service + "/" + mc.key.characteristic] = mc.uuid.uuidString
-            guard ctx.config.homeAssistant.discovery else { continue }
+            guard configuration.homeAssistantDiscovery else { continue }
             let entry = device.config?.characteristics.first { $0.uuid == mc.uuid }
             let canWrite = mc.writeTypes.map { !$0.isEmpty }
                 ?? (mc.properties.canWriteWithResponse || mc.properties.canWriteWithoutResponse)
@@ -152,23 +145,22 @@ extension PeripheralSession {
         }
         let segments = services
             .filter { GattMapping.listsService($0, device: device.config) }
-            .map { ctx.topics.serviceSegment($0, config: device.config) }
-        ctx.registry.update(path: path) { $0.services = segments }
-        ctx.supervisor.send(.session(path: path, .mapped(MappedDevice(
-            characteristics: map, services: services.map(\.uuidString), serviceSegments: segments, discovery: discovery, name: name, information: information))))
+            .map { configuration.topics.serviceSegment($0, config: device.config) }
+        emit(.report(.mapped(MappedDevice(
+            characteristics: map, services: services.map(\.uuidString), serviceSegments: segments, discovery: discovery,
+            name: view?.name, information: information))))
     }
 
     /// The device became ready: start the `poll` intervals of its characteristics.
-    func becameReady() {
+    mutating func becameReady() {
         for mc in characteristics.values where mc.canRead {
             if let interval = mc.poll { pollDue[mc.path] = now.advanced(by: interval) }
         }
     }
 
     /// Queues the reads whose `poll` interval came.
-    func duePolls() {
+    mutating func duePolls() {
         guard machine.isReady else { return }
-        let now = self.now
         for (p, due) in pollDue where due <= now {
             guard let mc = characteristics.values.first(where: { $0.path == p }), let interval = mc.poll else {
                 pollDue[p] = nil
@@ -177,22 +169,6 @@ extension PeripheralSession {
             pollDue[p] = now.advanced(by: interval)
             let queued = workQueue.contains { if case .read(let m, _) = $0 { return m.path == p } else { return false } }
             if !queued { workQueue.append(.read(mc, initial: false)) }
-        }
-    }
-
-    /// A state without its clock values, for logs.
-    static func describe(_ state: Machine.State, now: BridgeInstant) -> String {
-        func inSeconds(_ i: BridgeInstant) -> String { i > now ? "in \(now.duration(to: i))" : "due" }
-        switch state {
-        case .idle: return "idle"
-        case .waitingForSlot: return "waiting for a connection slot"
-        case .connecting(let d): return "connecting (deadline \(inSeconds(d)))"
-        case .resolving(let d): return "resolving services (deadline \(inSeconds(d)))"
-        case .subscribing(let d): return "subscribing (deadline \(inSeconds(d)))"
-        case .ready: return "ready"
-        case .disconnecting(let d): return "waiting for disconnect (deadline \(inSeconds(d)))"
-        case .backoff(let until): return "backing off, retry \(inSeconds(until))"
-        case .stopped: return "stopped"
         }
     }
 }

@@ -1,6 +1,6 @@
 import BridgeCore
 
-extension PeripheralSession {
+extension SessionCore {
     /// `poll_interval` and `listen` of a poll device.
     var pollSettings: (interval: Duration, listen: Duration) {
         if case .poll(let interval, let listen) = device.policy { return (interval, listen) }
@@ -9,8 +9,7 @@ extension PeripheralSession {
 
     /// Moves a poll device's cycle on (SPEC §6): start a cycle when it is due, finish it when the
     /// reads are done (then listen, if configured), give it up after the usual retries.
-    func advanceCycle(_ group: inout DiscardingTaskGroup) {
-        let now = self.now
+    mutating func advanceCycle() {
         let (interval, listen) = pollSettings
         switch cycle.phase {
         case .waiting:
@@ -19,43 +18,38 @@ extension PeripheralSession {
             guard machine.state == .idle || machine.isReady else { return }
             cycle.nextAt = next.advanced(by: interval) > now ? next.advanced(by: interval) : now.advanced(by: interval)
             cycle.phase = .running(startedAt: now, failuresAtStart: machine.failedAttempts)
-            logger.info("poll cycle: connecting to \(device.address)")
+            log(.info, "poll cycle: connecting to \(device.address)")
             if machine.isReady {
                 // Connected on demand: read now.
-                enqueueCycleReads()
+                enqueueSetup(Array(characteristics.values).sorted { $0.path < $1.path }, onlyNew: true)
             } else {
-                feed(.connectRequested, &group)
+                feed(.connectRequested)
             }
         case .running(let startedAt, let failuresAtStart):
             if machine.isReady && !setupRunning && setupQueue.isEmpty {
-                logger.info("poll cycle done")
+                log(.info, "poll cycle done")
                 setAvailable(true)
                 cycle.phase = listen > .zero ? .listening(until: now.advanced(by: listen)) : .waiting
-            } else if machine.failedAttempts - failuresAtStart >= ctx.timing.pollCycleAttempts
+            } else if machine.failedAttempts - failuresAtStart >= timing.pollCycleAttempts
                         || startedAt.duration(to: now) >= interval {
-                logger.warning("poll cycle failed after \(machine.failedAttempts - failuresAtStart) attempts; next in \(cycle.nextAt.map { now.duration(to: $0) } ?? interval)")
+                log(.warning, "poll cycle failed after \(machine.failedAttempts - failuresAtStart) attempts; next in \(cycle.nextAt.map { now.duration(to: $0) } ?? interval)")
                 setAvailable(false)
                 cycle.phase = .waiting
-                feed(.releaseRequested, &group)
+                feed(.releaseRequested)
             }
         case .listening(let until):
             if until <= now || !machine.isConnected { cycle.phase = .waiting }
         }
     }
 
-    /// A cycle on a link that is already up: queue the reads (and subscriptions when listening).
-    private func enqueueCycleReads() {
-        enqueueSetup(Array(characteristics.values).sorted { $0.path < $1.path }, onlyNew: true)
-    }
-
     /// Connects a poll device on demand for commands, and lets it go once no command is queued or
     /// running and no cycle needs it.
-    func steerPollConnection(_ group: inout DiscardingTaskGroup) {
+    mutating func steerPollConnection() {
         guard cycle.phase == .waiting, !ended else { return }
         if commandCount > 0 {
             if machine.state == .idle {
-                logger.info("connecting on demand for \(commandCount) command(s)")
-                feed(.connectRequested, &group)
+                log(.info, "connecting on demand for \(commandCount) command(s)")
+                feed(.connectRequested)
             }
             return
         }
@@ -64,7 +58,7 @@ extension PeripheralSession {
         case .idle, .stopped, .disconnecting:
             return
         default:
-            feed(.releaseRequested, &group)
+            feed(.releaseRequested)
         }
     }
 }

@@ -1,91 +1,63 @@
 import BlueZ
 import BridgeCore
 
-extension PeripheralSession {
+extension SessionCore {
     /// Starts the next GATT operation when none is in flight: setup first (while subscribing),
     /// then commands and polls in arrival order (while ready).
-    func pump(_ group: inout DiscardingTaskGroup) {
-        if isPoll { steerPollConnection(&group) }
+    mutating func pump() {
+        if isPoll { steerPollConnection() }
         while !inFlight && !ended {
             if let op = setupQueue.first {
                 guard machine.isConnected else { return }
                 setupQueue.removeFirst()
-                start(op, &group)
+                start(op)
                 continue
             }
             guard machine.isReady, !setupRunning, let op = workQueue.first else { return }
             workQueue.removeFirst()
-            start(op, &group)
+            start(op)
         }
     }
 
-    /// Runs one operation: inline when it needs no BlueZ call, else as a child task whose
-    /// completion comes back as ``SessionInput/operationFinished(attempt:_:)``.
-    private func start(_ op: GattOperation, _ group: inout DiscardingTaskGroup) {
+    /// Runs one operation: here when it needs no BlueZ call, else as an action whose completion
+    /// comes back as ``SessionInput/operationFinished(attempt:_:)``.
+    private mutating func start(_ op: GattOperation) {
         let attempt = generation
-        let central = ctx.central, mailbox = self.mailbox, path = self.path
         switch op {
         case .setupDone(let onlyNew):
-            setupDone(onlyNew: onlyNew, &group)
+            setupDone(onlyNew: onlyNew)
         case .subscribe(let mc):
             inFlight = true
             // Indications need confirmations, which only StartNotify gives.
-            let acquire = mc.properties.contains(.notify) && ctx.config.bluetooth.acquireNotify
-            let logger = self.logger
-            group.addTask {
-                if acquire {
-                    do throws(BlueZError) {
-                        let mtu = try await central.acquireNotify(characteristic: mc.path)
-                        logger.debug("AcquireNotify \(mc.key.service)/\(mc.key.characteristic): notifications over a socket (MTU \(mtu))")
-                        mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: nil, acquired: true)))
-                        return
-                    } catch {
-                        logger.debug("AcquireNotify \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): StartNotify instead")
-                    }
-                }
-                do throws(BlueZError) {
-                    try await central.startNotify(characteristic: mc.path)
-                    mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: nil, acquired: false)))
-                } catch {
-                    mailbox.send(.operationFinished(attempt: attempt, .subscribed(mc, error: error, acquired: false)))
-                }
-            }
+            let acquire = mc.properties.contains(.notify) && configuration.acquireNotify
+            emit(.subscribe(mc, acquire: acquire, attempt: attempt))
         case .read(let mc, let initial):
             if unreadable.contains(mc.uuid.uuidString) { return }
             inFlight = true
-            group.addTask {
-                do throws(BlueZError) {
-                    let value = try await central.readValue(characteristic: mc.path, timeout: nil)
-                    mailbox.send(.operationFinished(attempt: attempt, .read(mc, initial: initial, .success(value), linkDropped: false)))
-                } catch {
-                    // 5.66 drops the link after a failed pairing and signals that before the error reply.
-                    let dropped = central.withTree { !($0.device(path)?.servicesResolved ?? false) }
-                    mailbox.send(.operationFinished(attempt: attempt, .read(mc, initial: initial, .failure(error), linkDropped: dropped)))
-                }
-            }
+            emit(.read(mc, initial: initial, attempt: attempt))
         case .command(let command):
             commandCount -= 1
-            execute(command, attempt: attempt, &group)
+            execute(command, attempt: attempt)
         }
     }
 
     /// A GATT operation finished.
-    func finished(_ outcome: GattOutcome, attempt: Int, _ group: inout DiscardingTaskGroup) {
+    mutating func finished(_ outcome: GattOutcome, attempt: Int) {
         switch outcome {
         case .command(let command, let result, let readValue):
             // Answered whatever happened to the link meanwhile: it was sent.
-            if let readValue { ctx.router.publishRead(path: readValue.path, value: readValue.value) }
-            ctx.responder.finish(command, result)
+            if let readValue { emit(.publishRead(path: readValue.path, value: readValue.value)) }
+            emit(.respond(command, result))
         case .subscribed(let mc, let error, let acquired):
             guard attempt == generation else {
                 // A socket of an earlier connection: closed, so BlueZ stops it.
-                if acquired { ctx.central.releaseNotify(characteristic: mc.path) }
+                if acquired { emit(.releaseNotify(characteristic: mc.path)) }
                 return stale("StartNotify \(mc.path)")
             }
             if acquired { self.acquired[mc.path] = mc }
             if let error {
                 // Generic Attribute's Service Changed and similar may refuse; go on with the rest.
-                logger.warning("StartNotify \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
+                log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
                 subscribeFailures += 1
             } else {
                 notifying.append(mc.path)
@@ -95,26 +67,26 @@ extension PeripheralSession {
                 // Reading it makes BlueZ try to pair (and, with no agent, drop the link): never
                 // again, whichever connection the read belonged to (the drop makes it stale).
                 if unreadable.insert(mc.uuid.uuidString).inserted {
-                    ctx.supervisor.send(.session(path: path, .unreadable(uuid: mc.uuid.uuidString)))
-                    logger.warning("ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): it needs pairing; not reading it again")
+                    emit(.report(.unreadable(uuid: mc.uuid.uuidString)))
+                    log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): it needs pairing; not reading it again")
                 }
                 return
             }
             guard attempt == generation else { return stale("ReadValue \(mc.path)") }
             switch result {
             case .success(let value):
-                ctx.router.publishRead(path: mc.path, value: value)
+                emit(.publishRead(path: mc.path, value: value))
                 // Device Information strings name the device in Home Assistant; the mapping
                 // report at the end of setup carries them, a later change is reported again.
                 if information.record(mc.uuid, bytes: value) && !setupRunning { reportMapping() }
             case .failure(let error):
-                logger.warning("\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
+                log(.warning, "\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
             }
         }
     }
 
-    private func stale(_ what: String) {
-        logger.debug("\(what): completion of an earlier connection dropped")
+    private mutating func stale(_ what: String) {
+        log(.debug, "\(what): completion of an earlier connection dropped")
     }
 
     /// Whether a failed read means the characteristic needs pairing. `linkDropped`: the device's
@@ -129,27 +101,25 @@ extension PeripheralSession {
         if linkDropped && m.includes("att error: 0x0e") { return true }
         return m.includes("authentication") || m.includes("encryption")
     }
-}
 
-extension PeripheralSession {
     /// An `AcquireNotify` socket hung up. With the link going down that is all; if the link is
     /// still up a second later, BlueZ ended the notifications on its own: subscribe again.
-    func notificationsReleased(_ characteristic: String) {
+    mutating func notificationsReleased(_ characteristic: String) {
         guard let mc = acquired.removeValue(forKey: characteristic) else { return }
         notifying.removeAll { $0 == characteristic }
         guard machine.isReady, !ended else { return }
-        logger.debug("notification socket of \(mc.key.service)/\(mc.key.characteristic) hung up")
+        log(.debug, "notification socket of \(mc.key.service)/\(mc.key.characteristic) hung up")
         resubscribe.append(mc)
         resubscribeAt = now.advanced(by: .seconds(1))
     }
 
     /// Queues the subscriptions whose sockets hung up while the link stayed up.
-    func resubscribeReleased() {
+    mutating func resubscribeReleased() {
         let list = resubscribe
         resubscribe.removeAll()
         guard machine.isReady, !ended else { return }
         for mc in list where mappedPaths.contains(mc.path) && !notifying.contains(mc.path) {
-            logger.notice("notifications of \(mc.key.service)/\(mc.key.characteristic) ended while connected: subscribing again")
+            log(.notice, "notifications of \(mc.key.service)/\(mc.key.characteristic) ended while connected: subscribing again")
             workQueue.append(.subscribe(mc))
         }
     }

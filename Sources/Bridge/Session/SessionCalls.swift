@@ -1,0 +1,77 @@
+import BlueZ
+import BridgeCore
+import Logging
+
+/// The BlueZ calls of a session's GATT queue, run by ``PeripheralSession`` as child tasks: each
+/// turns the reply into the ``GattOutcome`` the core is handed.
+enum SessionCalls {
+    /// `AcquireNotify` (when `acquire`; `StartNotify` when refused) or `StartNotify`.
+    static func subscribe(
+        _ central: any BluetoothCentral, _ mc: MappedCharacteristic, acquire: Bool, logger: Logger
+    ) async -> GattOutcome {
+        if acquire {
+            do throws(BlueZError) {
+                let mtu = try await central.acquireNotify(characteristic: mc.path)
+                logger.debug("AcquireNotify \(mc.key.service)/\(mc.key.characteristic): notifications over a socket (MTU \(mtu))")
+                return .subscribed(mc, error: nil, acquired: true)
+            } catch {
+                logger.debug("AcquireNotify \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): StartNotify instead")
+            }
+        }
+        do throws(BlueZError) {
+            try await central.startNotify(characteristic: mc.path)
+            return .subscribed(mc, error: nil, acquired: false)
+        } catch {
+            return .subscribed(mc, error: error, acquired: false)
+        }
+    }
+
+    /// A setup or poll `ReadValue`.
+    static func read(
+        _ central: any BluetoothCentral, _ mc: MappedCharacteristic, initial: Bool, device: String
+    ) async -> GattOutcome {
+        do throws(BlueZError) {
+            let value = try await central.readValue(characteristic: mc.path, timeout: nil)
+            return .read(mc, initial: initial, .success(value), linkDropped: false)
+        } catch {
+            // 5.66 drops the link after a failed pairing and signals that before the error reply.
+            let dropped = central.withTree { !($0.device(device)?.servicesResolved ?? false) }
+            return .read(mc, initial: initial, .failure(error), linkDropped: dropped)
+        }
+    }
+
+    /// A command's `WriteValue` or `ReadValue`, with only the time left before its deadline.
+    static func run(_ central: any BluetoothCentral, _ job: SessionCore.CommandJob) async -> GattOutcome {
+        if job.command.operation == .set {
+            do {
+                try await central.writeValue(
+                    characteristic: job.path, value: job.bytes, type: job.type == .request ? .request : .command,
+                    timeout: job.timeout)
+                return .command(job.command, .writeSucceeded(response: job.type.withResponse, transaction: job.transaction), readValue: nil)
+            } catch {
+                return .command(
+                    job.command, .failed(.write, error: map(error), transaction: job.transaction, response: job.type.withResponse),
+                    readValue: nil)
+            }
+        }
+        do {
+            let value = try await central.readValue(characteristic: job.path, timeout: job.timeout)
+            let result = CommandResult.readSucceeded(raw: value, format: job.format, transaction: job.transaction)
+            return .command(job.command, result, readValue: ReadValue(path: job.path, value: value))
+        } catch {
+            return .command(job.command, .failed(.read, error: map(error), transaction: job.transaction), readValue: nil)
+        }
+    }
+
+    /// A BlueZ error as a command error (SPEC §4 codes).
+    static func map(_ error: BlueZError) -> CommandError {
+        switch error.code {
+        case .timeout:
+            return CommandError(.timeout, "BlueZ did not answer before the command's deadline (\(error.name))")
+        case .notConnected, .disconnected:
+            return CommandError(.notConnected, "\(error.name): \(error.message)")
+        default:
+            return .gattError(name: error.name, message: error.message)
+        }
+    }
+}

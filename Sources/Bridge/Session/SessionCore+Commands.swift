@@ -1,0 +1,145 @@
+import BlueZ
+import BridgeCore
+
+extension SessionCore {
+    /// A command arrived: malformed ones and those that do not fit are answered at once; the
+    /// rest wait in the queue until their turn or their deadline.
+    mutating func accept(_ command: PendingCommand) {
+        // Results come in command order: a malformed command is answered at once only when
+        // nothing is queued before it; otherwise at its turn (or its deadline).
+        if commandCount == 0, !inFlight, let error = payloadError(command) {
+            emit(.respond(command, error))
+            return
+        }
+        let capacity = configuration.commandCapacity
+        guard commandCount < capacity else {
+            fail(command, .busy(capacity: capacity))
+            return
+        }
+        guard command.deadline > now else {
+            expire(command)
+            return
+        }
+        workQueue.append(.command(command))
+        commandCount += 1
+    }
+
+    /// The result for a `/set` whose payload does not parse in the characteristic's format (hex
+    /// while the characteristic is not known), else nil.
+    func payloadError(_ command: PendingCommand) -> CommandResult? {
+        guard command.operation == .set else { return nil }
+        let key = MappedCharacteristic.Key(service: command.service, characteristic: command.characteristic)
+        let parsed = WriteCommand.parse(command.message.payload, format: characteristics[key]?.format ?? .hex)
+        guard case .failure(let e) = parsed.result else { return nil }
+        return .failed(.write, error: e, transaction: parsed.transaction)
+    }
+
+    /// The earliest deadline of a queued command.
+    func firstCommandDeadline() -> BridgeInstant? {
+        guard commandCount > 0 else { return nil }
+        var first: BridgeInstant?
+        for case .command(let c) in workQueue where first == nil || c.deadline < first! { first = c.deadline }
+        return first
+    }
+
+    /// Answers every queued command whose deadline passed; none of them is sent afterwards.
+    mutating func expireCommands() {
+        guard commandCount > 0 else { return }
+        var kept: [GattOperation] = []
+        kept.reserveCapacity(workQueue.count)
+        for op in workQueue {
+            if case .command(let c) = op, c.deadline <= now {
+                commandCount -= 1
+                expire(c)
+            } else {
+                kept.append(op)
+            }
+        }
+        workQueue = kept
+    }
+
+    private mutating func expire(_ c: PendingCommand) {
+        if let error = payloadError(c) { return emit(.respond(c, error)) }
+        let waited = configuration.commandTimeout
+        if machine.isReady {
+            fail(c, CommandError(.timeout, "still queued behind earlier operations on '\(device.segment)' after \(waited); not sent"))
+        } else {
+            fail(c, CommandError(.notConnected, "device '\(device.segment)' is not connected (waited \(waited))"))
+        }
+    }
+
+    /// Answers a command with an error.
+    mutating func fail(_ c: PendingCommand, _ error: CommandError) {
+        emit(.respond(c, .failed(CommandResult.Operation(c.operation), error: error, transaction: CommandResponder.transaction(of: c))))
+    }
+
+    /// Fails every queued command (the session ends).
+    mutating func failQueuedCommands(_ error: CommandError) {
+        for case .command(let c) in workQueue { fail(c, error) }
+        workQueue.removeAll()
+        commandCount = 0
+    }
+
+    /// Runs a command at the head of the queue: checks it against the characteristic, then calls
+    /// BlueZ with only the time left before its deadline.
+    mutating func execute(_ p: PendingCommand, attempt: Int) {
+        let op = CommandResult.Operation(p.operation)
+        let transaction = CommandResponder.transaction(of: p)
+        let key = MappedCharacteristic.Key(service: p.service, characteristic: p.characteristic)
+        guard let ch = characteristics[key] else {
+            if let error = payloadError(p) { return emit(.respond(p, error)) }
+            fail(p, CommandError(
+                .unknownCharacteristic, "device '\(p.device)' has no characteristic '\(p.characteristic)' in service '\(p.service)'"))
+            return
+        }
+        let remaining = max(.zero, now.duration(to: p.deadline))
+        // A call with almost no time left would be answered `timeout` while the device may
+        // still act on it: not sent.
+        guard remaining >= Self.minimumCallTime else {
+            expire(p)
+            return
+        }
+        if p.operation == .set {
+            let parsed = WriteCommand.parse(p.message.payload, format: ch.format)
+            let w: WriteCommand
+            switch parsed.result {
+            case .failure(let e):
+                emit(.respond(p, .failed(op, error: e, transaction: transaction)))
+                return
+            case .success(let parsedWrite):
+                w = parsedWrite
+            }
+            let type: WriteType
+            do {
+                type = try WriteTypeDecision.writeType(properties: ch.properties, response: w.response, configured: ch.writeTypes)
+            } catch {
+                emit(.respond(p, .failed(op, error: error, transaction: transaction, response: w.response)))
+                return
+            }
+            launch(CommandJob(
+                command: p, path: ch.path, format: ch.format, bytes: w.bytes, type: type, timeout: remaining,
+                transaction: transaction), attempt: attempt)
+        } else {
+            do {
+                try WriteTypeDecision.checkReadable(properties: ch.properties)
+            } catch {
+                emit(.respond(p, .failed(op, error: error, transaction: transaction)))
+                return
+            }
+            launch(CommandJob(
+                command: p, path: ch.path, format: ch.format, bytes: [], type: .request, timeout: remaining,
+                transaction: transaction), attempt: attempt)
+        }
+    }
+
+    /// Sends a command's BlueZ call; its result comes back as an input.
+    private mutating func launch(_ job: CommandJob, attempt: Int) {
+        inFlight = true
+        let c = job.command
+        log(.debug, "\(c.operation == .set ? "write" : "read") \(c.device)/\(c.service)/\(c.characteristic): sent to BlueZ, \(job.timeout) left")
+        emit(.command(job, attempt: attempt))
+    }
+
+    /// The least time left before its deadline with which a command is still sent to BlueZ.
+    static let minimumCallTime: Duration = .milliseconds(50)
+}

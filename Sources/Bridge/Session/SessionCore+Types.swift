@@ -1,0 +1,121 @@
+import BlueZ
+import BridgeCore
+import Logging
+
+extension SessionCore {
+    /// What the core needs to know of the bridge: pure values, no seams.
+    struct Configuration: Sendable {
+        var device: SessionDevice
+        var topics: TopicMapper
+        var timing: SessionTiming
+        /// The connection state machine's timing (connection slots on).
+        var machine: Machine.Configuration
+        /// `commands.queue`: commands queued at most (at least one).
+        var commandCapacity: Int
+        /// `commands.timeout` (for the messages of expired commands).
+        var commandTimeout: Duration
+        /// `bluetooth.acquire_notify`.
+        var acquireNotify: Bool
+        /// `homeassistant.discovery`: the mapping report carries discovery entries.
+        var homeAssistantDiscovery: Bool
+
+        /// The session configuration of `device` under the bridge's configuration.
+        init(config: BridgeConfig, topics: TopicMapper, timing: SessionTiming, device: SessionDevice) {
+            self.device = device
+            self.topics = topics
+            self.timing = timing
+            var machine = Machine.Configuration(reconnect: config.reconnect, usesSlots: true)
+            machine.connectTimeout = timing.connectTimeout
+            self.machine = machine
+            commandCapacity = max(1, config.commands.queue)
+            commandTimeout = config.commands.timeout
+            acquireNotify = config.bluetooth.acquireNotify
+            homeAssistantDiscovery = config.homeAssistant.discovery
+        }
+    }
+
+    /// What the executor feeds the core.
+    enum Input: Sendable {
+        /// The session starts.
+        case start
+        /// The core's ``SessionCore/nextDeadline`` passed.
+        case deadline
+        /// The mailbox was finished (the supervisor went away): stop.
+        case mailboxFinished
+        /// An input from the mailbox.
+        case received(SessionInput)
+    }
+
+    /// The device as BlueZ's object tree shows it when an input is handled: the executor reads
+    /// the tree, the core decides on the copy. Nil when the device object does not exist.
+    struct DeviceView: Sendable, Hashable {
+        /// An `org.bluez.GattService1` object and its characteristics.
+        struct Service: Sendable, Hashable {
+            var path: String
+            var uuid: BluetoothUUID
+            var characteristics: [Characteristic]
+        }
+
+        /// An `org.bluez.GattCharacteristic1` object.
+        struct Characteristic: Sendable, Hashable {
+            var path: String
+            var uuid: BluetoothUUID
+            var properties: CharacteristicProperties
+        }
+
+        var connected: Bool
+        var servicesResolved: Bool
+        /// `Device1.UUIDs`.
+        var uuids: [BluetoothUUID]
+        var name: String?
+        var services: [Service]
+    }
+
+    /// What the executor must do, in order. BlueZ calls carry the connection attempt they belong
+    /// to; their completions come back as inputs with it.
+    enum Action: Sendable {
+        /// `Device1.Connect`; completes as ``SessionInput/connectFinished(attempt:error:)``.
+        case connect(attempt: Int, timeout: Duration)
+        /// `Device1.Disconnect` (errors are only logged).
+        case disconnect(attempt: Int)
+        /// `AcquireNotify` when `acquire` (falling back to `StartNotify` when refused), else
+        /// `StartNotify`; completes as ``GattOutcome/subscribed(_:error:acquired:)``.
+        case subscribe(MappedCharacteristic, acquire: Bool, attempt: Int)
+        /// `ReadValue` of the setup or a poll; completes as ``GattOutcome/read(_:initial:_:linkDropped:)``.
+        case read(MappedCharacteristic, initial: Bool, attempt: Int)
+        /// A command's `ReadValue` or `WriteValue`; completes as ``GattOutcome/command(_:_:readValue:)``.
+        case command(CommandJob, attempt: Int)
+        /// Close an `AcquireNotify` socket (BlueZ's StopNotify), at once.
+        case releaseNotify(characteristic: String)
+        /// The session ends: `StopNotify` each of these, then `Disconnect` if `disconnect`, in order.
+        case shutDown(stopNotify: [String], disconnect: Bool)
+        /// Publish `{base}/{device}/availability` (retained).
+        case publishAvailability(Bool)
+        /// Publish a read value on its value topic.
+        case publishRead(path: String, value: [UInt8])
+        /// Route a characteristic's notifications to its value topic.
+        case route(path: String, topic: String, format: ValueFormat)
+        /// Answer a command.
+        case respond(PendingCommand, CommandResult)
+        /// Tell the supervisor.
+        case report(SessionReport)
+        /// Ask the slot pool for a connection slot (answered with ``SessionInput/slotGranted``).
+        case requestSlot
+        /// Give the connection slot back.
+        case releaseSlot
+        /// A line for the session's log.
+        case log(Logger.Level, String)
+    }
+
+    /// What a command's BlueZ call needs.
+    struct CommandJob: Sendable {
+        var command: PendingCommand
+        var path: String
+        var format: ValueFormat
+        var bytes: [UInt8]
+        var type: WriteType
+        /// The time left before the command's deadline.
+        var timeout: Duration
+        var transaction: JSONValue?
+    }
+}
