@@ -1,4 +1,5 @@
-/// Where a `connection: poll` device is in its cycle (SPEC §6).
+/// Where a `connection: poll` device is in its cycle (SPEC §6). Owned by the device's
+/// ``SessionCore``: nothing else changes it.
 struct PollCycle: Sendable {
     enum Phase: Sendable, Equatable {
         /// Between cycles (commands may still connect it on demand).
