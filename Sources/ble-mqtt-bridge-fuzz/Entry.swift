@@ -27,6 +27,14 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 @main
 struct FuzzDriver {
     static func main() {
+        let args = CommandLine.arguments
+        if args.count >= 2, args[1] == "--check-seeds" {
+            guard args.count >= 3 else {
+                print("usage: ble-mqtt-bridge-fuzz --check-seeds TARGET FILE...")
+                exit(64)
+            }
+            exit(SeedCheck.run(target: args[2], paths: Array(args.dropFirst(3))))
+        }
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
         exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) })
@@ -34,7 +42,8 @@ struct FuzzDriver {
 }
 #else
 /// Without libFuzzer: replays corpus files through a target (`ble-mqtt-bridge-fuzz TARGET FILE...`),
-/// which is how CI checks that no corpus entry crashes.
+/// which is how CI checks that no corpus entry crashes; `--check-seeds TARGET FILE...` also checks
+/// that each passes the target's gate (``SeedCheck``).
 @main
 struct FuzzReplay {
     static func main() {
@@ -47,21 +56,16 @@ struct FuzzReplay {
             fclose(file)
             exit(0)
         }
+        if args.count >= 2, args[0] == "--check-seeds" {
+            exit(SeedCheck.run(target: args[1], paths: Array(args.dropFirst(2))))
+        }
         guard let target = args.first else {
-            print("usage: ble-mqtt-bridge-fuzz TARGET FILE... (targets: \(FuzzTargets.all.keys.sorted().joined(separator: ", ")))")
+            print("usage: ble-mqtt-bridge-fuzz TARGET FILE... | --check-seeds TARGET FILE... (targets: \(FuzzTargets.all.keys.sorted().joined(separator: ", ")))")
             exit(64)
         }
         var count = 0
         for path in args.dropFirst() {
-            guard let file = fopen(path, "rb") else { continue }
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = fread(&buffer, 1, buffer.count, file)
-                if n <= 0 { break }
-                bytes += buffer[0..<n]
-            }
-            fclose(file)
+            guard let bytes = SeedCheck.read(path) else { continue }
             FuzzTargets.run(target, bytes)
             count += 1
         }

@@ -47,7 +47,7 @@ import Testing
         #expect(config.bluetooth.adapter == "hci0")
         #expect(config.bluetooth.adapterPath == "/org/bluez/hci0")
         #expect(config.bluetooth.services == [BluetoothUUID(uuid16: 0x180D), BluetoothUUID(uuid16: 0x181A)])
-        #expect(config.bluetooth.scanWatchdog == nil)
+        #expect(config.bluetooth.scanWatchdog == .seconds(60))
         #expect(config.stateFile == "/var/lib/ble-mqtt-bridge/peripherals.json")
         #expect(config.homeAssistant == BridgeConfig.HomeAssistant(discovery: true, prefix: "homeassistant"))
         #expect(config.commands == BridgeConfig.Commands(timeout: .seconds(10), queue: 1024))

@@ -44,10 +44,38 @@ import Testing
         #expect(device["sw_version"]?.stringValue == "3.1 (software 3.2)")
         #expect(device["via_device"]?.stringValue == "ble_mqtt_bridge_house_bridge_1")
         #expect(json["origin"]?["sw_version"]?.stringValue == "1.2.3")
-        #expect(json["origin"]?["support_url"]?.stringValue?.hasPrefix("https://") == true)
+        #expect(json["origin"]?["name"]?.stringValue == "ble-mqtt-bridge")
         #expect(json["availability_mode"]?.stringValue == "all")
         #expect(json["availability"]?.arrayValue?.compactMap { $0["topic"]?.stringValue } == ["ble/bridge/state", "ble/polar/availability"])
         #expect(json["object_id"] == nil)
+    }
+
+    /// `origin.support_url` only when `homeassistant.support_url` is configured (the project has
+    /// no public home a default could name), in the bridge's and in every peripheral's config.
+    @Test func supportURLOnlyWhenConfigured() throws {
+        func parse(_ homeAssistant: String) throws -> BridgeConfig {
+            try BridgeConfig.parse(
+                yaml: "mqtt: { url: mqtt://h }\nhomeassistant: { \(homeAssistant) }\n", fileName: "b.yaml",
+                environment: [:], hostName: "h")
+        }
+        let plain = try parse("discovery: true")
+        let configured = try parse("discovery: true, support_url: https://wiki.example.org/ble")
+        let peripheral = HomeAssistantDiscovery.Peripheral(
+            device: "polar", address: "C8:12:34:56:78:9A", name: nil, information: DeviceInformation(),
+            characteristics: [Self.c(0x2A19, .batteryLevel, service: "180f", read: true)])
+        for (config, expected) in [(plain, nil), (configured, "https://wiki.example.org/ble")] as [(BridgeConfig, String?)] {
+            let bridge = HomeAssistantDiscovery.Bridge(config: config, version: "1.2.3")
+            #expect(bridge.supportURL == expected)
+            for message in [
+                HomeAssistantDiscovery.bridgeConfig(bridge, topics: Self.topics),
+                HomeAssistantDiscovery.deviceConfig(peripheral, bridge: bridge, topics: Self.topics),
+            ] {
+                let origin = try #require(try JSONParser.parse(message.payload)["origin"]?.objectValue)
+                #expect(origin["name"]?.stringValue == "ble-mqtt-bridge")
+                #expect(origin["support_url"]?.stringValue == expected)
+                #expect(origin.contains { $0.key == "support_url" } == (expected != nil), "\(message.topic)")
+            }
+        }
     }
 
     @Test func bridgeDevice() throws {

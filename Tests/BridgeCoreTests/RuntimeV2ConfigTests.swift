@@ -28,6 +28,44 @@ import Testing
         #expect(c.devices[0].onlyServices == nil)
     }
 
+    /// `bluetooth.scan_watchdog`: on at 60 s unless configured; `off` or `0s` turn it off.
+    @Test func scanWatchdog() throws {
+        #expect(try parse("").bluetooth.scanWatchdog == .seconds(60))
+        #expect(try parse("bluetooth: {}\n").bluetooth.scanWatchdog == .seconds(60))
+        #expect(try parse("bluetooth: { scan_watchdog: ~ }\n").bluetooth.scanWatchdog == .seconds(60))
+        #expect(try parse("bluetooth: { scan_watchdog: 2m }\n").bluetooth.scanWatchdog == .seconds(120))
+        #expect(try parse("bluetooth: { scan_watchdog: 1s }\n").bluetooth.scanWatchdog == .seconds(1))
+        #expect(try parse("bluetooth: { scan_watchdog: off }\n").bluetooth.scanWatchdog == nil)
+        #expect(try parse("bluetooth: { scan_watchdog: \"Off\" }\n").bluetooth.scanWatchdog == nil)
+        #expect(try parse("bluetooth: { scan_watchdog: 0s }\n").bluetooth.scanWatchdog == nil)
+        #expect(try parse("bluetooth: { scan_watchdog: 0ms }\n").bluetooth.scanWatchdog == nil)
+        #expect(BridgeConfig.Bluetooth().scanWatchdog == .seconds(60))
+        #expect(
+            failure("bluetooth: { scan_watchdog: 60 }\n")
+                == "b.yaml:2:29: a duration needs a unit: write 60s (or 60ms, 60m, 60h) for 'bluetooth.scan_watchdog' (or off: no watchdog)")
+        #expect(
+            failure("bluetooth: { scan_watchdog: never }\n").hasSuffix(
+                "for 'bluetooth.scan_watchdog' (or off: no watchdog)"))
+        #expect(
+            failure("bluetooth: { scan_watchdog: 500ms }\n")
+                == "b.yaml:2:29: 'bluetooth.scan_watchdog' must be at least 1s (or off: no watchdog), not 500ms")
+        #expect(
+            failure("bluetooth: { scan_watchdog: [1s] }\n")
+                == "b.yaml:2:29: expected a string for 'bluetooth.scan_watchdog', found a list")
+    }
+
+    /// `homeassistant.support_url`: optional, an http(s) URL.
+    @Test func homeAssistantSupportURL() throws {
+        #expect(try parse("").homeAssistant.supportURL == nil)
+        #expect(
+            try parse("homeassistant: { support_url: \"https://example.org/help\" }\n").homeAssistant.supportURL
+                == "https://example.org/help")
+        #expect(
+            failure("homeassistant: { support_url: example.org }\n")
+                == "b.yaml:2:31: 'homeassistant.support_url' must be an http:// or https:// URL, not 'example.org'")
+        #expect(failure("homeassistant: { support_url: \"https://\" }\n").contains("must be an http:// or https:// URL"))
+    }
+
     @Test func pollWithListen() throws {
         let c = try parse("""
             bluetooth: { max_connections: 2, advertisements: decodable }

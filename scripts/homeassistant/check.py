@@ -663,24 +663,54 @@ async def check_polar_entities(ha: HA, snap: Snapshot, args) -> None:
             fail("heart rate control point button", f"pressing {cp['entity_id']}: published "
                  f"{published} (want .../set 01); bluez-sim writes {got}")
 
-    # Refresh buttons: the readable characteristics (2a38, 2a19) get one that publishes .../get.
-    for u, name, what in (("2a38", "body_sensor_location", "body sensor location"), ("2a19", "battery", "battery")):
+    # Refresh buttons: the readable characteristics (2a38, 2a19) get one that publishes its own
+    # characteristic's .../get, which the bridge answers with an ok read on .../result.
+    for u, service, name, what in (("2a38", "180d", "body_sensor_location", "body sensor location"),
+                                   ("2a19", "180f", "battery", "battery")):
         btn = entity_matching(buttons, snap, "button", uid=u) or entity_matching(buttons, snap, "button", uid=name)
         if btn is None:
             fail(f"{what} refresh button", f"no button with {u} or {name} in its unique_id among "
                  f"{[e['entity_id'] for e in buttons]}")
             continue
-        sent = len(commands_log(args.work))
-        await ha.call("call_service", domain="button", service="press", target={"entity_id": btn["entity_id"]})
+        await check_refresh_button(ha, btn, f"ble/polar_h10/{service}/{name}", what, args.work)
 
-        async def gets():
-            return [c for c in commands_log(args.work)[sent:] if c[0].endswith("/get")]
 
-        got = await wait_for(gets, 5)
-        if got:
-            ok(f"{what} refresh button", f"{btn['entity_id']} pressed: {got[0][0]}")
-        else:
-            fail(f"{what} refresh button", f"pressing {btn['entity_id']} published no .../get")
+async def check_refresh_button(ha: HA, btn: dict, topic: str, what: str, work: str) -> None:
+    """Pressing `btn` publishes `topic`/get (its own characteristic, nothing else) and the bridge
+    answers on `topic`/result with an ok read."""
+    sent = len(commands_log(work))
+    await ha.call("call_service", domain="button", service="press", target={"entity_id": btn["entity_id"]})
+
+    def good_results(log):
+        results = [json_payload(c[1]) for c in log if c[0] == topic + "/result"]
+        return results, [r for r in results if r.get("status") == "ok" and r.get("op") == "read"]
+
+    async def answered():
+        log = commands_log(work)[sent:]
+        return log if good_results(log)[1] else None
+
+    log = await wait_for(answered, 10) or commands_log(work)[sent:]
+    gets = [c[0] for c in log if c[0].endswith("/get")]
+    results, good = good_results(log)
+    if gets == [topic + "/get"] and good:
+        ok(f"{what} refresh button", f"{btn['entity_id']} pressed: {topic}/get -> result {good[0]}")
+    elif topic + "/get" not in gets:
+        fail(f"{what} refresh button", f"pressing {btn['entity_id']} published {gets or 'no .../get'}, "
+             f"want {topic}/get")
+    elif len(gets) > 1:
+        fail(f"{what} refresh button", f"pressing {btn['entity_id']} published {gets}, want only {topic}/get")
+    else:
+        fail(f"{what} refresh button", f"{topic}/get answered {results or 'nothing'} within 10 s, "
+             f"want status ok, op read")
+
+
+def json_payload(hex_payload: str) -> dict:
+    """A hex payload of commands.log as a JSON object ({} when it is not one)."""
+    try:
+        value = json.loads(bytes.fromhex(hex_payload).decode("utf-8"))
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def command_bytes(payload: str) -> str | None:
@@ -697,7 +727,7 @@ def command_bytes(payload: str) -> str | None:
 
 
 def commands_log(work: str) -> list[tuple[str, str]]:
-    """(topic, hex payload) of every .../set and .../get on the broker (mosquitto_sub -F '%t %x')."""
+    """(topic, hex payload) of every .../set, .../get and .../result on the broker (mosquitto_sub -F '%t %x')."""
     out = []
     try:
         lines = Path(work, "commands.log").read_text().splitlines()

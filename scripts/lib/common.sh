@@ -5,6 +5,9 @@
 # Defines (all names prefixed with nothing fancy; every helper documents its arguments):
 #   ROOT                         the package root
 #   say MESSAGE / warn MESSAGE / die MESSAGE
+#   note MESSAGE                 a check that was not made: prints "$me: NOTE: MESSAGE" and, under
+#                                scripts/test, appends MESSAGE to $STEP_NOTES (the step's summary
+#                                row then says NOTE instead of PASS, and lists it)
 #   ensure_swift                 fails with a hint when `swift` is not on PATH
 #   ensure_packages PKG...       apt-get installs the packages that are missing
 #                                (apt-get update once first; as root, else through sudo)
@@ -39,6 +42,10 @@ if [ -n "${SWIFT_SCRATCH_PATH:-}" ]; then SWIFT_FLAGS=(--scratch-path "$SWIFT_SC
 say() { printf '%s\n' "$*"; }
 warn() { printf '%s\n' "$*" >&2; }
 die() { printf '%s\n' "$*" >&2; exit 1; }
+note() {
+    say "${me:-$(basename "$0")}: NOTE: $*"
+    if [ -n "${STEP_NOTES:-}" ]; then printf '%s\n' "$*" >>"$STEP_NOTES"; fi
+}
 
 ensure_swift() {
     command -v swift >/dev/null 2>&1 && return 0

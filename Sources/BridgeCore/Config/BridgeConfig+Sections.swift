@@ -5,7 +5,9 @@ extension BridgeConfig {
         public var adapter: String
         /// `services`: the scan filter; every advertiser of one of these is connected.
         public var services: [BluetoothUUID]
-        /// `scan_watchdog`: restart discovery when no advertisement has been seen for this long while scanning; `nil` disables.
+        /// `scan_watchdog`, default 60 s: restart discovery when no advertisement has been seen for
+        /// this long while scanning (adapters that stop reporting recover); `nil` (`off` or `0s`)
+        /// means no watchdog.
         public var scanWatchdog: Duration?
         /// `max_connections`: never more links (connected or connecting) at once (SPEC §6); default 7.
         public var maxConnections: Int = 7
@@ -27,7 +29,7 @@ extension BridgeConfig {
         public var adapterPath: String { "/org/bluez/\(adapter)" }
 
         /// Creates the section.
-        public init(adapter: String = "hci0", services: [BluetoothUUID] = [], scanWatchdog: Duration? = nil) {
+        public init(adapter: String = "hci0", services: [BluetoothUUID] = [], scanWatchdog: Duration? = .seconds(60)) {
             self.adapter = adapter
             self.services = services
             self.scanWatchdog = scanWatchdog
@@ -40,11 +42,15 @@ extension BridgeConfig {
         public var discovery: Bool
         /// `prefix`, default `"homeassistant"`.
         public var prefix: String
+        /// `support_url`: the discovery messages' `origin.support_url` (where users of this bridge
+        /// get help); default none, and then the messages have no `support_url`.
+        public var supportURL: String?
 
         /// Creates the section.
-        public init(discovery: Bool = false, prefix: String = "homeassistant") {
+        public init(discovery: Bool = false, prefix: String = "homeassistant", supportURL: String? = nil) {
             self.discovery = discovery
             self.prefix = prefix
+            self.supportURL = supportURL
         }
     }
 

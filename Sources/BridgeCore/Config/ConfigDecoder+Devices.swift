@@ -26,10 +26,7 @@ extension ConfigDecoder {
     func decodeDevice(
         _ entry: Located, names: inout [String: Position?], addresses: inout [BluetoothAddress: Position?]
     ) throws(ConfigError) -> BridgeConfig.Device {
-        let fields = try mapping(entry, known: [
-            "match", "name", "characteristics", "services", "connection", "poll_interval", "listen", "advertisement",
-            "only_services",
-        ])
+        let fields = try mapping(entry, known: ConfigKeys.device)
         guard let matchNode = fields("match") else {
             throw error(.missingKey, "missing required key 'match' in '\(entry.path)'", at: entry.mark)
         }
@@ -75,7 +72,7 @@ extension ConfigDecoder {
     }
 
     func decodeMatch(_ value: Located) throws(ConfigError) -> BridgeConfig.Device.Match {
-        let fields = try mapping(value, known: ["address", "name"])
+        let fields = try mapping(value, known: ConfigKeys.match)
         switch (fields("address"), fields("name")) {
         case (let addressNode?, nil):
             let text = try string(addressNode)
@@ -97,7 +94,7 @@ extension ConfigDecoder {
         var result: [BridgeConfig.Characteristic] = []
         var seen: [BluetoothUUID: Position?] = [:]
         for entry in try list(value) {
-            let fields = try mapping(entry, known: ["uuid", "name", "format", "poll", "write_types", "press", "min", "max"])
+            let fields = try mapping(entry, known: ConfigKeys.characteristic)
             let uuid = try uniqueUUID(fields, of: entry, "characteristic", seen: &seen)
             var characteristic = BridgeConfig.Characteristic(uuid: uuid)
             if let node = fields("name") { characteristic.name = try segmentName(node) }
@@ -170,7 +167,7 @@ extension ConfigDecoder {
         var result: [BridgeConfig.Service] = []
         var seen: [BluetoothUUID: Position?] = [:]
         for entry in try list(value) {
-            let fields = try mapping(entry, known: ["uuid", "name"])
+            let fields = try mapping(entry, known: ConfigKeys.service)
             let uuid = try uniqueUUID(fields, of: entry, "service", seen: &seen)
             var service = BridgeConfig.Service(uuid: uuid)
             if let node = fields("name") { service.name = try segmentName(node) }
@@ -215,7 +212,7 @@ extension ConfigDecoder {
             var bindkey: [UInt8]?
             var timeout: Duration = .seconds(600)
             if let node = fields("advertisement") {
-                let adv = try mapping(node, known: ["bindkey", "timeout"])
+                let adv = try mapping(node, known: ConfigKeys.advertisement)
                 if let keyNode = adv("bindkey") {
                     let text = try string(keyNode)
                     guard text.utf8.count == 32, let bytes = try? Hex.decode(text) else {

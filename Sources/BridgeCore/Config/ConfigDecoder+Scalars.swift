@@ -85,6 +85,28 @@ extension ConfigDecoder {
         return duration
     }
 
+    /// `bluetooth.scan_watchdog`: a duration of at least 1 s, or `off` (or `0s`) for none.
+    func scanWatchdog(_ value: Located) throws(ConfigError) -> Duration? {
+        let text = try string(value)
+        if text.lowercased() == "off" { return nil }
+        let period: Duration
+        do {
+            period = try DurationSyntax.parse(text)
+        } catch {
+            throw self.error(
+                .invalidDuration,
+                "\(error.message) for '\(value.path)' (or off: no watchdog)",
+                at: value.mark)
+        }
+        if period == .zero { return nil }
+        guard period >= .seconds(1) else {
+            throw error(
+                .invalidDuration, "'\(value.path)' must be at least 1s (or off: no watchdog), not \(text)",
+                at: value.mark)
+        }
+        return period
+    }
+
     func uuid(_ value: Located) throws(ConfigError) -> BluetoothUUID {
         let text = try string(value)
         guard let uuid = BluetoothUUID(text) else {
@@ -113,10 +135,4 @@ extension ConfigDecoder {
         }
         return text
     }
-
-    // MARK: - Sections
-
-    static let topLevelKeys = [
-        "mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "health", "log_level", "devices",
-    ]
 }

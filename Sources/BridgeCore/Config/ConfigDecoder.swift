@@ -157,7 +157,7 @@ struct ConfigDecoder {
         guard let root, !Self.isNull(root) else {
             throw error(.missingKey, "missing required key 'mqtt.url'", at: nil)
         }
-        let fields = try mapping(Located(node: root, path: ""), known: Self.topLevelKeys)
+        let fields = try mapping(Located(node: root, path: ""), known: ConfigKeys.topLevel)
         // Every section is decoded even when an earlier one failed: all errors are reported.
         var errors: [ConfigError] = []
         var mqtt: BridgeConfig.MQTT?
@@ -186,7 +186,7 @@ struct ConfigDecoder {
     }
 
     func decodeHealth(_ value: Located) throws(ConfigError) -> BridgeConfig.Health {
-        let fields = try mapping(value, known: ["interval", "metrics_file"])
+        let fields = try mapping(value, known: ConfigKeys.health)
         var health = BridgeConfig.Health()
         if let node = fields("metrics_file") { health.metricsFile = try nonEmptyString(node) }
         if let node = fields("interval") {
@@ -197,8 +197,7 @@ struct ConfigDecoder {
     }
 
     mutating func decodeMQTT(_ value: Located) throws(ConfigError) -> BridgeConfig.MQTT {
-        let fields = try mapping(
-            value, known: ["url", "base_topic", "client_id", "username", "password", "tls", "protocol", "keepalive"])
+        let fields = try mapping(value, known: ConfigKeys.mqtt)
         guard let urlNode = fields("url") else {
             throw error(.missingKey, "missing required key 'url' in 'mqtt'", at: value.keyMark)
         }
@@ -247,7 +246,7 @@ struct ConfigDecoder {
     }
 
     func decodeTLS(_ value: Located) throws(ConfigError) -> BridgeConfig.TLS {
-        let fields = try mapping(value, known: ["ca_file", "cert_file", "key_file"])
+        let fields = try mapping(value, known: ConfigKeys.tls)
         var tls = BridgeConfig.TLS()
         if let node = fields("ca_file") { tls.caFile = try nonEmptyString(node) }
         if let node = fields("cert_file") { tls.certFile = try nonEmptyString(node) }
@@ -262,7 +261,7 @@ struct ConfigDecoder {
     }
 
     func decodeBluetooth(_ value: Located) throws(ConfigError) -> BridgeConfig.Bluetooth {
-        let fields = try mapping(value, known: ["adapter", "services", "scan_watchdog", "max_connections", "advertisements", "acquire_notify"])
+        let fields = try mapping(value, known: ConfigKeys.bluetooth)
         var bluetooth = BridgeConfig.Bluetooth()
         if let node = fields("adapter") {
             let original = try string(node)
@@ -285,7 +284,7 @@ struct ConfigDecoder {
                 if seen.insert(uuid).inserted { bluetooth.services.append(uuid) }
             }
         }
-        if let node = fields("scan_watchdog") { bluetooth.scanWatchdog = try duration(node) }
+        if let node = fields("scan_watchdog") { bluetooth.scanWatchdog = try scanWatchdog(node) }
         if let node = fields("max_connections") { bluetooth.maxConnections = try integer(node, in: 1...1024) }
         if let node = fields("acquire_notify") { bluetooth.acquireNotify = try bool(node) }
         if let node = fields("advertisements") {
@@ -299,15 +298,26 @@ struct ConfigDecoder {
     }
 
     func decodeHomeAssistant(_ value: Located) throws(ConfigError) -> BridgeConfig.HomeAssistant {
-        let fields = try mapping(value, known: ["discovery", "prefix"])
+        let fields = try mapping(value, known: ConfigKeys.homeAssistant)
         var homeAssistant = BridgeConfig.HomeAssistant()
         if let node = fields("discovery") { homeAssistant.discovery = try bool(node) }
         if let node = fields("prefix") { homeAssistant.prefix = try topic(node) }
+        if let node = fields("support_url") {
+            let text = try string(node)
+            let lowercased = text.lowercased()
+            guard lowercased.hasPrefix("https://") || lowercased.hasPrefix("http://"),
+                !text.contains(where: { $0 == " " || $0.isNewline }), text.split(separator: "/").count >= 2
+            else {
+                throw error(
+                    .invalidValue, "'\(node.path)' must be an http:// or https:// URL, not '\(text)'", at: node.mark)
+            }
+            homeAssistant.supportURL = text
+        }
         return homeAssistant
     }
 
     func decodeCommands(_ value: Located) throws(ConfigError) -> BridgeConfig.Commands {
-        let fields = try mapping(value, known: ["timeout", "queue", "allow"])
+        let fields = try mapping(value, known: ConfigKeys.commands)
         var commands = BridgeConfig.Commands()
         if let node = fields("timeout") { commands.timeout = try duration(node) }
         if let node = fields("queue") { commands.queue = try integer(node, in: 1...100_000) }
@@ -328,7 +338,7 @@ struct ConfigDecoder {
     }
 
     func decodeReconnect(_ value: Located) throws(ConfigError) -> BridgeConfig.Reconnect {
-        let fields = try mapping(value, known: ["initial_delay", "max_delay"])
+        let fields = try mapping(value, known: ConfigKeys.reconnect)
         var reconnect = BridgeConfig.Reconnect()
         if let node = fields("initial_delay") { reconnect.initialDelay = try duration(node) }
         if let node = fields("max_delay") {

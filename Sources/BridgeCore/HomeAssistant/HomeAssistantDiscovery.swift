@@ -118,19 +118,27 @@ public enum HomeAssistantDiscovery {
         /// Whether `{base}/bridge/health` is published (the RSSI sensors read it).
         public var health: Bool
 
+        /// `homeassistant.support_url`: the configs' `origin.support_url`, left out when nil.
+        public var supportURL: String?
+
         /// Creates a description.
-        public init(clientID: String, version: String, health: Bool = true) {
+        public init(clientID: String, version: String, health: Bool = true, supportURL: String? = nil) {
             self.clientID = clientID
             self.version = version
             self.health = health
+            self.supportURL = supportURL
+        }
+
+        /// The bridge as `config` describes it (client id, health, support URL).
+        public init(config: BridgeConfig, version: String) {
+            self.init(
+                clientID: config.mqtt.clientID, version: version, health: config.health.interval != nil,
+                supportURL: config.homeAssistant.supportURL)
         }
 
         /// The bridge device's node id and identifier.
         public var node: String { "ble_mqtt_bridge_" + HomeAssistantDiscovery.sanitize(clientID) }
     }
-
-    /// Where users find the project (`origin.support_url`).
-    public static let projectURL = "https://github.com/ble-mqtt-bridge/ble-mqtt-bridge"
 
     /// The topic `{prefix}/status` on which Home Assistant announces `online` after a start:
     /// configs, then the last values, are published again then.
@@ -209,12 +217,11 @@ public enum HomeAssistantDiscovery {
     ) -> Message {
         var payload = JSONObject()
         payload.append("device", .object(device))
-        payload.append(
-            "origin",
-            .object([
-                "name": .string("ble-mqtt-bridge"), "sw_version": .string(bridge.version),
-                "support_url": .string(projectURL),
-            ]))
+        var origin = JSONObject()
+        origin.append("name", .string("ble-mqtt-bridge"))
+        origin.append("sw_version", .string(bridge.version))
+        if let url = bridge.supportURL { origin.append("support_url", .string(url)) }
+        payload.append("origin", .object(origin))
         if let shared { payload.members.append(contentsOf: shared.members) }
         payload.append("components", .object(components))
         return Message(topic: deviceTopic(node: node, topics: topics), payload: JSONValue.object(payload).jsonBytes)

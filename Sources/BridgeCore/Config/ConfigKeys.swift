@@ -1,0 +1,61 @@
+import YAMLKit
+
+/// The keys of `bridge.yaml`, section by section: the one list the decoder checks keys against
+/// (an unknown key is an error with a suggestion), kept as data so that a test can compare it
+/// with the keys the example `bridge.yaml` shows.
+enum ConfigKeys {
+    static let topLevel = [
+        "mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "health", "log_level", "devices",
+    ]
+    static let mqtt = ["url", "base_topic", "client_id", "username", "password", "tls", "protocol", "keepalive"]
+    static let tls = ["ca_file", "cert_file", "key_file"]
+    static let bluetooth = ["adapter", "services", "scan_watchdog", "max_connections", "advertisements", "acquire_notify"]
+    static let homeAssistant = ["discovery", "prefix", "support_url"]
+    static let commands = ["timeout", "queue", "allow"]
+    static let reconnect = ["initial_delay", "max_delay"]
+    static let health = ["interval", "metrics_file"]
+    static let device = [
+        "match", "name", "characteristics", "services", "connection", "poll_interval", "listen", "advertisement",
+        "only_services",
+    ]
+    static let match = ["address", "name"]
+    static let characteristic = ["uuid", "name", "format", "poll", "write_types", "press", "min", "max"]
+    static let service = ["uuid", "name"]
+    static let advertisement = ["bindkey", "timeout"]
+
+    /// Every section: its path (`[]` for "each item of the list") and its keys.
+    static let sections: [(path: String, keys: [String])] = [
+        ("", topLevel), ("mqtt", mqtt), ("mqtt.tls", tls), ("bluetooth", bluetooth), ("homeassistant", homeAssistant),
+        ("commands", commands), ("reconnect", reconnect), ("health", health), ("devices[]", device),
+        ("devices[].match", match), ("devices[].characteristics[]", characteristic), ("devices[].services[]", service),
+        ("devices[].advertisement", advertisement),
+    ]
+
+    /// Every key as a path: `mqtt`, `mqtt.tls.ca_file`, `devices[].characteristics[].uuid`.
+    static var allPaths: Set<String> {
+        Set(sections.flatMap { section in section.keys.map { section.path.isEmpty ? $0 : "\(section.path).\($0)" } })
+    }
+
+    /// The key paths (as in ``allPaths``) a YAML document uses: every mapping key, with `[]` for
+    /// the items of a list. Nothing is checked against the schema.
+    static func paths(inYAML text: String) throws(YAMLError) -> Set<String> {
+        var paths = Set<String>()
+        if let root = try YAMLParser.compose(text) { collect(root, prefix: "", into: &paths) }
+        return paths
+    }
+
+    private static func collect(_ node: YAMLNode, prefix: String, into paths: inout Set<String>) {
+        switch node {
+        case .scalar: break
+        case .sequence(let sequence):
+            for item in sequence.items { collect(item, prefix: prefix + "[]", into: &paths) }
+        case .mapping(let mapping):
+            for entry in mapping.entries {
+                guard case .scalar(let key) = entry.key else { continue }
+                let path = prefix.isEmpty ? key.text : "\(prefix).\(key.text)"
+                paths.insert(path)
+                collect(entry.value, prefix: path, into: &paths)
+            }
+        }
+    }
+}
