@@ -34,9 +34,17 @@ struct DeadlineAndInternalsTests {
             #expect(results.allSatisfy { $0.payload.contains(#""code":"timeout""#) }, "\(results)")
             // The peripheral answers the first write 5 s after it came; nothing else reaches it.
             try await harness.waitForLoggedWrite(Policies.valve, "0000ffe1-0000-1000-8000-00805f9b34fb", "00", timeout: .seconds(8))
-            try await Task.sleep(for: .seconds(1))  // a window for late writes
+            // A write to ffe2 after it: the device has one GATT queue, so whatever was left of the
+            // six was sent (or dropped) before this one. A late write to ffe1 would also be held
+            // 5 s by the peripheral and make this one miss its 2 s deadline.
+            let barrier = try await harness.setCommand(
+                "ble/valve/ffe0/ffe2", #"{"raw": "5a", "transaction": "after"}"#, transaction: "after", timeout: .seconds(5))
+            #expect(barrier.status == "ok", "\(barrier)")
             let writes = harness.writeLogEntries.filter { $0.address == Policies.valve }
-            #expect(writes.map(\.hex) == ["00"], "writes the peripheral got: \(writes)")
+            #expect(writes.map(\.hex) == ["00", "5a"], "writes the peripheral got: \(writes)")
+            // Refused writes are not in the write log: the peripheral's counters show them.
+            let stats = try await harness.simStats()
+            #expect(stats.count(Policies.valve, "write_failures") == 0, "\(stats.device(Policies.valve))")
         }
     }
 
