@@ -101,8 +101,22 @@ struct AdvertisementIntegrationTests {
                 _ = try await harness.waitFor("ble/\(segment)/advertisement", timeout: .seconds(15))
             }
             try await harness.waitFor("ble/secret/availability", timeout: .seconds(10)) { $0.payload == "online" }
-            try await Task.sleep(for: .seconds(2))
+            // The bridge logs each frame it drops: three frames of the device (one every 500 ms)
+            // handled and not published; the first, which brought it online, a second before.
+            try await harness.waitForBridgeLogLines(count: 3, "frames of \(Self.encrypted) dropped") {
+                $0.contains("\(Self.encrypted): advertisement dropped")
+            }
             #expect(Self.payloads(harness, "secret").isEmpty, "frames with a wrong MIC are never published")
+            // The simulator has reported the phone; the bridge's device list, asked afterwards,
+            // does not have it.
+            try await harness.waitForLine(in: harness.simulatorLogPath, "the phone found") {
+                $0.contains("address=\(Self.phone)") && $0.hasSuffix(" device found")
+            }
+            let listed = try await harness.bridgeRequest("devices")
+            let addresses = ((listed["data"] as? [String: Any])?["devices"] as? [Any] ?? []).compactMap {
+                ($0 as? [String: Any])?["address"] as? String
+            }
+            #expect(addresses.contains(Self.pvvx) && !addresses.contains(Self.phone), "devices: \(addresses)")
             #expect(harness.observer.messages("ble/7a1122334455/advertisement").isEmpty, "no decoder understands the phone")
             #expect(!harness.observer.all.contains { $0.topic.hasPrefix("ble/7a1122334455/") })
         }

@@ -22,8 +22,13 @@ struct CommandPolicyAndHealthTests {
             let refused = try await harness.waitFor("ble/valve/ffe0/ffe2/result", after: mark)
             #expect(refused.payload.contains(#""code":"not_allowed""#), "\(refused)")
             #expect(refused.payload.contains(#""transaction":"no""#), "\(refused)")
-            try await Task.sleep(for: .milliseconds(300))  // a window in which a wrong write would be logged
+            // An allowed read after it: results are answered in order per device (one GATT queue),
+            // so a write of the refused command would have reached the peripheral before it.
+            let after = try await harness.getCommand("ble/valve/ffe0/ffe1", #"{"transaction": "after"}"#, transaction: "after")
+            #expect(after.status == "ok", "\(after)")
             #expect(harness.writeLogEntries.isEmpty, "written: \(harness.writeLogEntries)")
+            let stats = try await harness.simStats()
+            #expect(stats.count(Policies.valve, "write_failures") == 0, "\(stats.device(Policies.valve))")
             let health = try await harness.waitFor("ble/bridge/health", timeout: .seconds(5))
             let object = try #require(health.object, "\(health)")
             #expect(JSON.integer(object["rss_bytes"]).map { $0 > 1_000_000 } == true, "\(health)")

@@ -43,7 +43,7 @@ struct ConnectionPolicyTests {
               - match: { address: "\(Policies.thermo1)" }
                 name: thermo
                 connection: poll
-                poll_interval: 30s
+                poll_interval: 4s
                 listen: 2s
             """)
         try await Harness.with(options) { harness in
@@ -52,14 +52,23 @@ struct ConnectionPolicyTests {
             _ = try await harness.waitFor("ble/thermo/181a/2a6e", timeout: .seconds(10)) { _ in
                 harness.observer.messages("ble/thermo/181a/2a6e").count >= 5
             }
-            _ = try await harness.waitFor("ble/bridge/devices", after: online.index, timeout: .seconds(10)) { message in
-                let entries = (JSON.array(message.payload) ?? []).compactMap { $0 as? [String: Any] }
-                return entries.contains { $0["name"] as? String == "thermo" && JSON.bool($0["connected"]) == false }
+            let down = try await harness.waitFor("ble/bridge/devices", after: online.index, timeout: .seconds(10)) { message in
+                Self.thermoConnected(message) == false
             }
-            let count = harness.observer.messages("ble/thermo/181a/2a6e").count
-            try await Task.sleep(for: .seconds(1))  // a window in which no notification may come
-            #expect(harness.observer.messages("ble/thermo/181a/2a6e").count == count, "values after the disconnect")
+            // Until the next cycle connects (4 s after the first began), no value may come: the
+            // next cycle's link is the event that proves the bridge went through the whole gap.
+            let up = try await harness.waitFor("ble/bridge/devices", after: down.index, timeout: .seconds(10)) { message in
+                Self.thermoConnected(message) == true
+            }
+            let between = harness.observer.messages("ble/thermo/181a/2a6e").filter { $0.index > down.index && $0.index < up.index }
+            #expect(between.isEmpty, "values after the disconnect: \(between)")
         }
+    }
+
+    /// Whether a `bridge/devices` message lists `thermo` as connected (nil: not listed).
+    static func thermoConnected(_ message: MQTTMessage) -> Bool? {
+        let entries = (JSON.array(message.payload) ?? []).compactMap { $0 as? [String: Any] }
+        return entries.first { $0["name"] as? String == "thermo" }.flatMap { JSON.bool($0["connected"]) }
     }
 
     @Test("a /get and a /set for a poll device between cycles connect on demand and disconnect again")
@@ -110,8 +119,15 @@ struct ConnectionPolicyTests {
             let firstName = first.topic.split(separator: "/")[1]
             let firstAddress = firstName == "t1" ? Policies.thermo1 : Policies.thermo2
             let other = firstName == "t1" ? "t2" : "t1"
-            try await Task.sleep(for: .seconds(1))  // a window in which the other must not connect
+            let otherAddress = firstName == "t1" ? Policies.thermo2 : Policies.thermo1
+            // The other has asked for the slot and waits: the bridge has decided not to connect it.
+            try await harness.waitForHealthCheck("one slot in use, one device waiting") { health in
+                let slots = health["connection_slots"] as? [String: Any]
+                return JSON.integer(slots?["in_use"]) == 1 && JSON.integer(slots?["waiting"]) == 1
+            }
             #expect(harness.availability(other) != "online")
+            let stats = try await harness.simStats()
+            #expect(stats.count(otherAddress, "connect_attempts") == 0, "\(stats.device(otherAddress))")
             #expect(Policies.connectedCounts(harness).allSatisfy { $0 <= 1 }, "\(Policies.connectedCounts(harness))")
             _ = try await harness.simControl("SetInRange", firstAddress, "false")
             try await harness.waitFor("ble/\(other)/availability", timeout: .seconds(20)) { $0.payload == "online" }

@@ -65,14 +65,27 @@ import Testing
             try await harness.waitForBridgeLog("the refused read of the encrypted characteristic") {
                 $0.contains("refused") && $0.contains("needs pairing")
             }
-            // The link came back and the bridge settles online: the encrypted one is not read again.
+            // The link came back and the bridge settles online: that connection's setup reads are
+            // done (a read of the encrypted one would have dropped the link before).
             try await harness.waitFor("ble/\(device)/availability") { $0.payload == "online" }
             let state = try await StateFileContent.wait(stateFile, "the state file with 'unreadable'", context: { harness.context() }) {
                 $0.entry(Self.address)?["unreadable"] != nil
             }
             let unreadable = state.entry(Self.address)?["unreadable"] as? [String]
             #expect(unreadable == [Self.encrypted], "only the encrypted characteristic: \(String(describing: unreadable))")
-            try await Task.sleep(for: .seconds(2))  // time for a wrong second read attempt to show
+            // A read behind whatever the device's GATT queue still held: had a read of the
+            // encrypted one been queued, the link would have dropped first.
+            let after = try await harness.getCommand(
+                "ble/\(device)/\(Self.service)/\(Self.plain)", #"{"transaction": "after"}"#, transaction: "after")
+            #expect(after.status == "ok" && after.raw == "cafe", "\(after)")
+            // The encrypted one was read once: one pairing attempt, one link lost, as the
+            // peripheral saw it.
+            let attempts = harness.simulatorLog.split(separator: "\n").filter {
+                $0.contains("pairing fails") && $0.contains(Self.address)
+            }
+            #expect(attempts.count == 1, "pairing attempts:\n\(attempts.joined(separator: "\n"))")
+            let stats = try await harness.simStats()
+            #expect(stats.count(Self.address, "link_losses") == 1, "\(stats.device(Self.address))")
             let log = harness.bridgeLog
             #expect(log.components(separatedBy: "needs pairing").count - 1 == 1, "refused more than once:\n\(log)")
             #expect(log.contains("ReadValue") && log.contains("0x0e"), "the 0x0e read failure is logged")

@@ -25,6 +25,7 @@ struct SystemdNotifyTests {
             while let message = await socket.receive(ms: 0) { queued.append(message) }
             #expect(queued.allSatisfy { $0 == "WATCHDOG=1" }, "\(queued)")
             var pings: [String] = []
+            // A rate is measured over real time: this window is the measurement, not a wait.
             let window = ContinuousClock.now + .milliseconds(1600)
             while ContinuousClock.now < window {
                 if let message = await socket.receive(ms: 50) { pings.append(message) }
@@ -78,6 +79,7 @@ private final class DatagramListener: Sendable {
                 return n >= 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
             }
             guard ContinuousClock.now < deadline else { return nil }
+            // A socket in the cooperative pool has no event to await: poll it at a short interval.
             try? await Task.sleep(for: .milliseconds(2))
         }
     }

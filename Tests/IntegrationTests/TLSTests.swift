@@ -101,6 +101,7 @@ struct TLSTests {
                 delays = lines.compactMap { line in
                     line.range(of: "retrying in ").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
                 }
+                // The log is a file: poll it at a short interval.
                 if delays.count < 4 { try await Task.sleep(for: .milliseconds(200)) }
             }
             let first = harness.bridgeLog(from: 0).split(separator: "\n").first { $0.contains("failed") } ?? ""
