@@ -231,7 +231,13 @@ struct CommandTests {
                 #expect(reply.code == "unknown_characteristic", "\(topic) → \(reply)")
                 if let transaction { #expect(reply.hasTransaction(transaction), "\(reply)") }
             }
-            #expect(harness.writeLogEntries.isEmpty, "nothing may be written: \(harness.writeLogEntries)")
+            // Barrier writes on both devices (each answers in order through its one GATT queue):
+            // nothing refused above reached a peripheral, however late.
+            _ = try await harness.setCommand(C.topic(C.echo1, C.writeRequest), "5a")
+            _ = try await harness.setCommand(C.strapTopic("2a39"), "01")
+            try await harness.waitForLoggedWrite(C.echo1Address, C.writeRequest, "5a")
+            try await harness.waitForLoggedWrite(C.strapAddress, C.controlPoint, "01")
+            #expect(harness.writeLogEntries.map(\.hex).sorted() == ["01", "5a"], "nothing else may be written: \(harness.writeLogEntries)")
         }
     }
 
