@@ -4,8 +4,9 @@ import Synchronization
 /// The devices the bridge manages, as everyone outside a session sees them: which session has
 /// which topic segment and object path, and the state it last reported.
 ///
-/// Written by the supervisor (a session is added or removed) and by each session (its own
-/// entry: connected, available, services); read by command intake, `bridge/devices` and health.
+/// Written only by the supervisor: it adds and removes entries, and records what the sessions
+/// report (``SessionReport``: link, availability, services) as ``SupervisorCore`` keeps it;
+/// read by command intake, `bridge/devices` and health.
 final class DeviceRegistry: Sendable {
     /// One managed device.
     struct Entry: Sendable {
@@ -13,8 +14,8 @@ final class DeviceRegistry: Sendable {
         var segment: String
         var address: BluetoothAddress
         var addressType: String
-        /// `always`, `poll` (SPEC §6).
-        var policy: String
+        /// The connection policy (SPEC §6, §7); `bridge/devices` and health show its ``ConnectionPolicy/name``.
+        var policy: ConnectionPolicy
         var mailbox: Mailbox<SessionInput>
         /// A link is up (from the Connect reply or `Connected`).
         var connected = false
@@ -56,7 +57,7 @@ final class DeviceRegistry: Sendable {
         }
     }
 
-    /// Changes a device's entry; false when it is not managed.
+    /// Changes a device's entry; false when it is not managed. Only the supervisor writes.
     @discardableResult
     func update(path: String, _ body: (inout Entry) -> Void) -> Bool {
         entries.withLock { all in
