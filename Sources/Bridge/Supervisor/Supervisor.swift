@@ -91,6 +91,14 @@ final class Supervisor {
     }
 
     private func handle(_ input: SupervisorInput, _ group: inout DiscardingTaskGroup) {
+        if core.stopping {
+            // Only the sessions' ends matter now (bounded by the core's stop timeout).
+            if case .sessionEnded(let path) = input {
+                sessions[path] = nil
+                feed(.sessionEnded(path: path), .none, &group)
+            }
+            return
+        }
         switch input {
         case .bluez(let event):
             handleBlueZ(event, &group)
@@ -109,7 +117,7 @@ final class Supervisor {
             case .connectReturned: feed(.connectReturned(path: path), .none, &group)
             case .mapped(let mapped): feed(.mapped(path: path, mapped), .none, &group)
             case .advertised(let decoder, let values):
-                let name = central.withTree { t in t.device(path).flatMap { $0.name ?? $0.alias } }
+                let name = config.homeAssistant.discovery ? central.withTree { t in t.device(path).flatMap { $0.name ?? $0.alias } } : nil
                 feed(.advertised(path: path, decoder: decoder, values: values, name: name), .none, &group)
             case .unreadable(let uuid): feed(.unreadable(path: path, uuid: uuid), .none, &group)
             }
