@@ -57,7 +57,18 @@ final class DeviceRegistry: Sendable {
         }
     }
 
-    /// Changes a device's entry; false when it is not managed. Only the supervisor writes.
+    /// Writes what the sessions reported of a device, as the supervisor keeps it.
+    func record(_ record: DeviceRecord) {
+        update(path: record.path) { e in
+            e.connected = record.connected
+            e.available = record.available
+            e.services = record.services
+            e.connects = record.connects
+        }
+    }
+
+    /// Changes a device's entry; false when it is not managed. Only the supervisor writes (the
+    /// sessions' calls go once they report instead).
     @discardableResult
     func update(path: String, _ body: (inout Entry) -> Void) -> Bool {
         entries.withLock { all in

@@ -83,12 +83,7 @@ extension Supervisor {
         case .send(let path, let signal):
             sessions[path]?.send(Self.input(signal))
         case .record(let record):
-            ctx.registry.update(path: record.path) { e in
-                e.connected = record.connected
-                e.available = record.available
-                e.services = record.services
-                e.connects = record.connects
-            }
+            ctx.registry.record(record)
         case .unregister(let path):
             ctx.registry.remove(path: path)
 

@@ -186,57 +186,9 @@ extension SupervisorCore {
     }
 }
 
-/// A managed device as the registry shows it, without its mailbox.
-struct DeviceRecord: Sendable, Equatable {
-    var path: String
-    var segment: String
-    var address: BluetoothAddress
-    var addressType: String
-    var policy: ConnectionPolicy
-    /// A link is up (from the session's reports).
-    var connected = false
-    /// The published availability.
-    var available = false
-    /// Resolved service segments while connected.
-    var services: [String] = []
-    /// Links that came up since start (health: `reconnects` is one less).
-    var connects = 0
-}
-
 extension MappedDevice: Equatable {
     static func == (a: MappedDevice, b: MappedDevice) -> Bool {
         a.characteristics == b.characteristics && a.services == b.services && a.serviceSegments == b.serviceSegments
             && a.discovery == b.discovery && a.name == b.name && a.information == b.information
-    }
-}
-
-/// The scan's state.
-struct DiscoveryState: Sendable, Equatable {
-    /// The adapter is up and the scan may run.
-    var wanted = false
-    /// A `StartDiscovery` of ours is under way.
-    var starting = false
-    /// A scan of ours is running.
-    var ours = false
-    var retryAt: BridgeInstant?
-    var watchdogAt: BridgeInstant?
-    var lastAdvertisement = BridgeInstant(offset: .zero)
-    /// Passive scanning through an advertisement monitor.
-    var monitor = MonitorState.off
-    /// Stored peripherals whose first `Connect` (or `ConnectDevice`) has not returned yet: the
-    /// scan waits for them (SPEC §5, connect before scanning), at most until ``heldUntil``.
-    var heldFor: Set<String> = []
-    var heldUntil: BridgeInstant?
-    /// How long stored peripherals get before the scan starts anyway.
-    static let storedHeadStart: Duration = .seconds(2)
-
-    enum MonitorState: Sendable, Equatable {
-        /// Not offered (BlueZ without `--experimental`), not needed, or not tried yet.
-        case off
-        case registering
-        /// Advertisements of decodable sensors arrive without a scan.
-        case active
-        /// `RegisterMonitor` failed: active scanning, as without it.
-        case failed
     }
 }
