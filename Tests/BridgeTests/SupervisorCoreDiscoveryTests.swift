@@ -78,6 +78,20 @@ import Testing
         #expect(core.handle(.connectReturned(path: F.path(F.thermo)), now: F.at(2500), tree: F.scanningTree).decisions == [])
     }
 
+    @Test("a stored advertisement device sends no Connect: the scan is not held for it")
+    func storedAdvertiserDoesNotHold() throws {
+        let yaml = """
+            state_file: /nonexistent/peripherals.json
+            devices: [{ match: { address: "\(F.thermo)" }, connection: advertisement }]
+            """
+        var core = SupervisorCore(config: try F.config(yaml), now: F.at(0))
+        _ = core.handle(.started(stored: [KnownPeripheral(address: F.thermo, addressType: "public")]), now: F.at(0), tree: F.noBlueZ)
+        let actions = core.handle(.bluezAvailable, now: F.at(0), tree: F.tree(F.adapter(), devices: [F.device(F.thermo)]))
+        #expect(actions.plans.map(\.policy.name) == ["advertisement"])
+        #expect(actions.decisions.last == .startDiscovery(uuids: [], duplicateData: true))
+        #expect(core.discovery.heldFor.isEmpty && core.discovery.heldUntil == nil)
+    }
+
     @Test("every wanted peripheral online: the scan stops; one going offline starts it again")
     func scanStopsWhenNothingMissing() throws {
         var core = try F.scanning("devices: [{ match: { address: \"\(F.thermo)\" } }]")
