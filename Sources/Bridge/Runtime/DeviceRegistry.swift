@@ -4,8 +4,9 @@ import Synchronization
 /// The devices the bridge manages, as everyone outside a session sees them: which session has
 /// which topic segment and object path, and the state it last reported.
 ///
-/// Written only by the supervisor (a session is added or removed; what a session reports:
-/// connected, available, services); read by command intake, `bridge/devices` and health.
+/// Written only by the supervisor: it adds and removes entries, and records what the sessions
+/// report (``SessionReport``: link, availability, services) as ``SupervisorCore`` keeps it;
+/// read by command intake, `bridge/devices` and health.
 final class DeviceRegistry: Sendable {
     /// One managed device.
     struct Entry: Sendable {
@@ -13,8 +14,8 @@ final class DeviceRegistry: Sendable {
         var segment: String
         var address: BluetoothAddress
         var addressType: String
-        /// `always`, `poll` (SPEC §6).
-        var policy: String
+        /// The connection policy (SPEC §6, §7); `bridge/devices` and health show its ``ConnectionPolicy/name``.
+        var policy: ConnectionPolicy
         var mailbox: Mailbox<SessionInput>
         /// A link is up (from the Connect reply or `Connected`).
         var connected = false
@@ -56,14 +57,16 @@ final class DeviceRegistry: Sendable {
         }
     }
 
-    /// Changes a device's entry; false when it is not managed.
-    @discardableResult
-    func update(path: String, _ body: (inout Entry) -> Void) -> Bool {
+    /// Writes what the sessions reported of a device, as the supervisor keeps it (the supervisor
+    /// is the only writer).
+    func record(_ record: DeviceRecord) {
         entries.withLock { all in
-            guard var e = all[path] else { return false }
-            body(&e)
-            all[path] = e
-            return true
+            guard var e = all[record.path] else { return }
+            e.connected = record.connected
+            e.available = record.available
+            e.services = record.services
+            e.connects = record.connects
+            all[record.path] = e
         }
     }
 

@@ -33,9 +33,9 @@ struct KnownPeripheralBook {
 
     /// Records a peripheral after a successful setup.
     mutating func remember(
-        _ entry: DeviceRegistry.Entry, _ mapped: MappedDevice, startedAt: BridgeInstant, now: BridgeInstant, logger: Logger
+        address: String, addressType: String, _ mapped: MappedDevice, startedAt: BridgeInstant, now: BridgeInstant,
+        logger: Logger
     ) {
-        let address = entry.address.description
         if awaitingFirstValue.remove(address) != nil {
             let elapsed = startedAt.duration(to: now).components
             let ms = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
@@ -43,7 +43,7 @@ struct KnownPeripheralBook {
         }
         guard let stateFile else { return }
         let record = KnownPeripheral(
-            address: address, addressType: entry.addressType, name: mapped.name, services: mapped.services,
+            address: address, addressType: addressType, name: mapped.name, services: mapped.services,
             characteristics: mapped.characteristics, unreadable: unreadable(address: address).sorted())
         addresses.insert(address)
         if peripherals.upsert(record) { stateFile.save(peripherals) }

@@ -20,11 +20,11 @@ extension Supervisor {
                 segment: e.segment, connected: e.connected || (snapshot?.connected ?? false), available: e.available,
                 rssi: snapshot?.rssi.flatMap { $0 == 127 ? nil : $0 }, values: v?.count ?? 0,
                 reconnects: max(0, e.connects - 1),
-                lastValueAge: v.flatMap { $0.lastNs > 0 ? Double(nowNs &- $0.lastNs) / 1e9 : nil }, connection: e.policy)
+                lastValueAge: v.flatMap { $0.lastNs > 0 ? Double(nowNs &- $0.lastNs) / 1e9 : nil }, connection: e.policy.name)
         }
         return HealthSnapshot(
-            uptime: Double(startedAt.duration(to: now).components.seconds), rssBytes: Self.residentBytes(),
-            published: ctx.router.published, dropped: ctx.router.failed, mqttReconnects: max(0, brokerConnections - 1),
+            uptime: Double(core.startedAt.duration(to: now).components.seconds), rssBytes: Self.residentBytes(),
+            published: ctx.router.published, dropped: ctx.router.failed, mqttReconnects: max(0, core.brokerConnections - 1),
             bluezAvailable: central.isAvailable, adapter: config.bluetooth.adapter, adapterPresent: adapter != nil,
             powered: adapter?["Powered"]?.bool ?? false, discovering: adapter?["Discovering"]?.bool ?? false,
             devices: devices, slotsMax: config.bluetooth.maxConnections, slotsInUse: ctx.slots.inUse,
@@ -34,10 +34,8 @@ extension Supervisor {
     /// The health object of SPEC §9.
     func healthObject() -> JSONObject { healthSnapshot().json }
 
-    /// Publishes `{base}/bridge/health`, writes the metrics file, and schedules the next time.
+    /// Publishes `{base}/bridge/health` and writes the metrics file (the core says when).
     func publishHealth() {
-        guard let interval = config.health.interval else { return }
-        healthAt = now.advanced(by: interval)
         let snapshot = healthSnapshot()
         ctx.broker.publish(
             topic: ctx.topics.bridgeHealth, payload: JSONValue.object(snapshot.json).jsonBytes, qos: 0,

@@ -29,7 +29,7 @@ extension Supervisor {
             // BlueZ reports 127 for "no valid RSSI" on some controllers.
             if let rssi = snapshot?.rssi, rssi != 127 { obj.append("rssi", .integer(Int64(rssi))) } else { obj.append("rssi", .null) }
             obj.append("services", .array(services))
-            obj.append("connection", .string(e.policy))
+            obj.append("connection", .string(e.policy.name))
             obj.append("available", .bool(e.available))
             list.append(.object(obj))
         }
@@ -55,9 +55,9 @@ extension Supervisor {
             // SPEC §9: the health object's fields, at the top of the answer; `data` keeps the summary.
             health = healthObject()
             let entries = ctx.registry.all
-            data.append("healthy", .bool(central.isAvailable && adapterReady))
+            data.append("healthy", .bool(central.isAvailable && core.adapterReady))
             data.append("bluez", .bool(central.isAvailable))
-            data.append("adapter", .bool(adapterReady))
+            data.append("adapter", .bool(core.adapterReady))
             data.append("devices", .integer(Int64(entries.count)))
             data.append("connected", .integer(Int64(entries.filter(\.available).count)))
             data.append("published", .integer(Int64(clamping: ctx.router.published)))
@@ -68,22 +68,18 @@ extension Supervisor {
                 error = "expected {\"device\": \"<name or address>\"}"
                 break
             }
-            guard let entry = ctx.registry.find(target) else {
-                if command == "forget", let a = BluetoothAddress(target), known.forget(a.description) {
+            guard let record = core.find(target) else {
+                if command == "forget", let a = BluetoothAddress(target), core.isStored(a.description) {
+                    feed(.forgetStored(address: a.description), .none, &group)
                     data.append("device", .string(target))
                     break
                 }
                 error = "no device '\(target)' is known to the bridge"
                 break
             }
-            data.append("device", .string(entry.segment))
-            data.append("address", .string(entry.address.description))
-            if command == "forget" {
-                forget(entry, &group)
-            } else {
-                logger.notice("reconnecting \(entry.address) on request")
-                entry.mailbox.send(.reconnectRequested)
-            }
+            data.append("device", .string(record.segment))
+            data.append("address", .string(record.address.description))
+            feed(command == "forget" ? .forget(path: record.path) : .reconnect(path: record.path), .none, &group)
         default:
             error = "unknown request '\(command)' (known: health_check, devices, forget, reconnect)"
         }
@@ -96,25 +92,5 @@ extension Supervisor {
         let payload = JSONValue.object(response).jsonBytes
         ctx.broker.publish(topic: ctx.topics.bridgeResponse(command), payload: payload, qos: 1, retain: false)
         ctx.responder.reply(to: message, payload)
-    }
-
-    /// Forgets a device: the state file, Home Assistant, its session, BlueZ's object.
-    private func forget(_ entry: DeviceRegistry.Entry, _ group: inout DiscardingTaskGroup) {
-        logger.notice("forgetting \(entry.address) on request")
-        known.forget(entry.address.description)
-        homeAssistant.remove(path: entry.path)
-        ctx.router.forgetLast(device: entry.segment)
-        // The session stays in `sessions` until its loop ended, so no second one starts meanwhile.
-        entry.mailbox.send(.stop)
-        ctx.registry.remove(path: entry.path)
-        ctx.broker.publish(ctx.topics.availability(device: entry.segment), text: "offline", retain: true)
-        publishDevices()
-        let central = self.central, adapter = adapterPath, logger = self.logger, path = entry.path
-        group.addTask {
-            try? await central.disconnect(device: path)
-            do throws(BlueZError) { try await central.removeDevice(adapter: adapter, device: path) } catch {
-                logger.debug("RemoveDevice \(path): \(error)")
-            }
-        }
     }
 }

@@ -1,0 +1,170 @@
+import BlueZ
+import BridgeCore
+import Logging
+
+/// Performing the core's actions: BlueZ calls as child tasks (their results come back through the
+/// inbox), sessions, the registry, publishing.
+extension Supervisor {
+    func perform(_ action: SupervisorCore.Action, _ group: inout DiscardingTaskGroup) {
+        let central = self.central, adapter = adapterPath, mailbox = self.mailbox, logger = self.logger
+        switch action {
+        case .log(let level, let message):
+            logger.log(level: level, "\(message)")
+
+        case .powerOn:
+            group.addTask {
+                do throws(BlueZError) {
+                    try await central.setProperty(adapter, interface: BlueZ.adapter, name: "Powered", value: .bool(true))
+                    mailbox.send(.powerFinished(error: nil))
+                } catch {
+                    mailbox.send(.powerFinished(error: error))
+                }
+            }
+        case .registerMonitor:
+            let patterns = Self.monitorPatterns
+            group.addTask {
+                do throws(BlueZError) {
+                    try await central.registerAdvertisementMonitor(adapter: adapter, patterns: patterns)
+                    mailbox.send(.monitorRegistered(error: nil))
+                } catch {
+                    mailbox.send(.monitorRegistered(error: error))
+                }
+            }
+        case .startDiscovery(let uuids, let duplicateData):
+            group.addTask {
+                do throws(BlueZError) {
+                    try await central.setDiscoveryFilter(adapter: adapter, uuids: uuids, duplicateData: duplicateData)
+                } catch {
+                    logger.warning("SetDiscoveryFilter failed: \(error)")
+                }
+                do throws(BlueZError) {
+                    try await central.startDiscovery(adapter: adapter)
+                    mailbox.send(.discoveryFinished(error: nil))
+                } catch {
+                    mailbox.send(.discoveryFinished(error: error))
+                }
+            }
+        case .restartDiscovery:
+            group.addTask {
+                try? await central.stopDiscovery(adapter: adapter)
+                do throws(BlueZError) {
+                    try await central.startDiscovery(adapter: adapter)
+                    mailbox.send(.discoveryFinished(error: nil))
+                } catch {
+                    mailbox.send(.discoveryFinished(error: error))
+                }
+            }
+        case .stopDiscovery:
+            group.addTask {
+                do throws(BlueZError) { try await central.stopDiscovery(adapter: adapter) } catch {
+                    logger.debug("StopDiscovery: \(error)")
+                }
+            }
+        case .connectDevice(let address, let addressType, let path):
+            group.addTask {
+                do throws(BlueZError) {
+                    let created = try await central.connectDevice(adapter: adapter, address: address, addressType: addressType)
+                    logger.info("ConnectDevice \(address) → \(created)")
+                } catch {
+                    logger.notice("ConnectDevice \(address) failed (\(error)); waiting for the scan to find it")
+                }
+                mailbox.send(.storedConnectReturned(path: path))
+            }
+        case .removeDevice(let path):
+            group.addTask {
+                try? await central.disconnect(device: path)
+                do throws(BlueZError) { try await central.removeDevice(adapter: adapter, device: path) } catch {
+                    logger.debug("RemoveDevice \(path): \(error)")
+                }
+            }
+
+        case .startSession(let plan):
+            startSession(plan, &group)
+        case .send(let path, let signal):
+            sessions[path]?.send(Self.input(signal))
+        case .record(let record):
+            ctx.registry.record(record)
+        case .unregister(let path):
+            ctx.registry.remove(path: path)
+
+        case .publishBridgeState(let online):
+            ctx.broker.publish(ctx.topics.bridgeState, text: online ? "online" : "offline", retain: true)
+        case .publishAvailability(let segment, let online):
+            ctx.broker.publish(ctx.topics.availability(device: segment), text: online ? "online" : "offline", retain: true)
+        case .publishDevices(let force):
+            publishDevices(force: force)
+        case .flushHeldValues:
+            let (sent, dropped) = ctx.router.flushHeld()
+            if sent > 0 || dropped > 0 {
+                logger.notice("broker back: published \(sent) values held while it was away; \(dropped) older values were replaced by newer ones")
+            }
+        case .publishHealth:
+            publishHealth()
+
+        case .homeAssistantRepublish(let reason):
+            homeAssistant.republish(reason: reason, now: now)
+        case .homeAssistantPublish(let path, let peripheral):
+            homeAssistant.publish(path: path, peripheral, now: now)
+        case .homeAssistantRemove(let path):
+            homeAssistant.remove(path: path)
+
+        case .remember(let address, let addressType, let mapped):
+            known.remember(address: address, addressType: addressType, mapped, startedAt: core.startedAt, now: now, logger: logger)
+        case .markUnreadable(let address, let uuid):
+            known.markUnreadable(address: address, uuid: uuid)
+        case .forgetStored(let address):
+            known.forget(address)
+        case .forgetLastValues(let segment):
+            ctx.router.forgetLast(device: segment)
+
+        case .finishShutdown:
+            sessions.removeAll()
+            central.stop()
+            done = true
+        }
+    }
+
+    /// The or-patterns of the monitor: the service data of every decoder (BTHome `fcd2`, pvvx and
+    /// ATC1441 `181a`).
+    static let monitorPatterns: [BlueZClient.MonitorPattern] = [.serviceData16(0xFCD2), .serviceData16(0x181A)]
+
+    static func input(_ signal: SupervisorCore.SessionSignal) -> SessionInput {
+        switch signal {
+        case .connectedChanged(let connected): .connectedChanged(connected)
+        case .servicesResolved(let resolved): .servicesResolved(resolved)
+        case .gattObjectsChanged: .gattObjectsChanged
+        case .deviceRemoved: .deviceRemoved
+        case .notificationsReleased(let characteristic): .notificationsReleased(characteristic: characteristic)
+        case .reconnectRequested: .reconnectRequested
+        case .stop: .stop
+        }
+    }
+
+    /// Creates a session, its inbox and its registry entry; its loop is a child task.
+    private func startSession(_ plan: SupervisorCore.SessionPlan, _ group: inout DiscardingTaskGroup) {
+        let path = plan.path
+        let device = SessionDevice(
+            path: path, address: plan.address, addressType: plan.addressType, segment: plan.segment, config: plan.config,
+            unreadable: known.unreadable(address: plan.address.description), connectNow: plan.connectNow, seed: plan.seed,
+            policy: plan.policy)
+        let inbox = Mailbox<SessionInput>()
+        sessions[path] = inbox
+        ctx.registry.add(DeviceRegistry.Entry(
+            path: path, segment: plan.segment, address: plan.address, addressType: plan.addressType, policy: plan.policy,
+            mailbox: inbox))
+        let context = ctx, supervisor = mailbox
+        if case .advertisement = plan.policy {
+            let session = AdvertisementSession(context: context, device: device, mailbox: inbox, router: ctx.advertisements)
+            group.addTask {
+                await session.run()
+                supervisor.send(.sessionEnded(path: path))
+            }
+        } else {
+            group.addTask {
+                let session = PeripheralSession(context: context, device: device, mailbox: inbox)
+                await session.run()
+                supervisor.send(.sessionEnded(path: path))
+            }
+        }
+    }
+}

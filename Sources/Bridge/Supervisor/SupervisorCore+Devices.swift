@@ -1,0 +1,163 @@
+import BlueZ
+import BridgeCore
+
+/// Which devices get a session, the stored peripherals, and the sessions' reports.
+extension SupervisorCore {
+    // MARK: Sessions
+
+    /// Starts a session for a device if the configuration wants it.
+    mutating func consider(_ path: String, connectNow: Bool = false, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+        guard !sessions.contains(path), adapterReady, !stopping, path.hasPrefix(adapterPath + "/"),
+              let dev = tree.devices[path]
+        else { return }
+        let address = dev.address
+        let name = dev.name ?? dev.alias
+        let deviceConfig = config.device(address: address, name: name)
+        let wanted = Set(config.bluetooth.services)
+        let advertises = dev.uuids.contains { wanted.contains($0) }
+        var policy = deviceConfig?.connection ?? .always
+        if deviceConfig == nil && !advertises && !isStored(address.description) {
+            // `advertisements: decodable`: an advertiser a decoder understands, never one it does not.
+            guard config.bluetooth.advertisements == .decodable, Self.decodable(dev) else {
+                out.append(.log(.trace, "ignoring \(dev.address) (\(name ?? "no name")): no wanted service"))
+                return
+            }
+            policy = .advertisement(bindkey: nil, timeout: .seconds(600))
+        }
+        let segment = topics.deviceSegment(address: address, config: deviceConfig)
+        let plan = SessionPlan(
+            path: path, address: address, addressType: dev.addressType.rawValue, segment: segment, config: deviceConfig,
+            connectNow: connectNow || isStored(address.description), seed: makeSeed(), policy: policy)
+        addRecord(DeviceRecord(
+            path: path, segment: segment, address: address, addressType: dev.addressType.rawValue, policy: policy))
+        out.append(.log(.info, "found \(address) (\(name ?? "no name")) → \(topics.baseTopic)/\(segment) [\(policy.name)]"))
+        out.append(.startSession(plan))
+        out.append(.publishDevices(force: false))
+    }
+
+    mutating func deviceRemoved(_ path: String, now: BridgeInstant, _ out: inout [Action]) {
+        guard sessions.contains(path) else { return }
+        let address = BlueZDevice.address(fromPath: path)
+        if case .advertisement? = devices[path]?.policy {
+            // A temporary device that went quiet: its session keeps waiting for it.
+            out.append(.log(.debug, "BlueZ dropped advertiser \(address) from its tree"))
+        } else {
+            out.append(.log(.notice, "BlueZ dropped device \(address) from its tree: rediscovering it"))
+        }
+        out.append(.send(path: path, .deviceRemoved))
+        if isStored(address) { reconnectStoredAt[address] = now.advanced(by: Self.storedReconnectDelay) }
+    }
+
+    mutating func deviceChanged(_ path: String, _ changed: [String], now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+        if changed.contains("RSSI") || changed.contains("ManufacturerData") || changed.contains("ServiceData") {
+            discovery.lastAdvertisement = now
+        }
+        guard sessions.contains(path) else {
+            if needsSnapshot(path: path, changed: changed) { consider(path, now: now, tree: tree, &out) }
+            return
+        }
+        guard let dev = tree.devices[path] else { return }
+        if changed.contains("Connected") { out.append(.send(path: path, .connectedChanged(dev.connected))) }
+        if changed.contains("ServicesResolved") { out.append(.send(path: path, .servicesResolved(dev.servicesResolved))) }
+    }
+
+    // MARK: Stored peripherals
+
+    /// Connects the stored peripherals straight away: the device object BlueZ still has, else
+    /// `Adapter1.ConnectDevice` with the stored address type, else the scan finds it. With
+    /// `holdingScan`, the scan waits until each first attempt returned, at most
+    /// ``DiscoveryState/storedHeadStart``.
+    mutating func connectStored(
+        only address: String? = nil, holdingScan: Bool = false, now: BridgeInstant, tree: Tree, _ out: inout [Action]
+    ) {
+        for p in stored where address == nil || p.address == address {
+            guard adapterReady else { return }
+            let path = Self.devicePath(adapter: adapterPath, address: p.address)
+            if tree.devices[path] != nil {
+                out.append(.log(.info, "stored peripheral \(p.address): BlueZ still knows it, connecting"))
+                consider(path, connectNow: true, now: now, tree: tree, &out)
+                // An advertisement device sends no Connect.
+                if holdingScan, let record = devices[path] {
+                    if case .advertisement = record.policy {} else { discovery.heldFor.insert(path) }
+                }
+                continue
+            }
+            out.append(.log(.info, "stored peripheral \(p.address): not in BlueZ's tree, trying ConnectDevice"))
+            if holdingScan { discovery.heldFor.insert(path) }
+            out.append(.connectDevice(address: p.address, addressType: p.addressType, path: path))
+        }
+        if !discovery.heldFor.isEmpty {
+            discovery.heldUntil = now.advanced(by: DiscoveryState.storedHeadStart)
+            out.append(.log(.debug, "the scan waits for the first Connect of \(discovery.heldFor.count) stored peripheral(s)"))
+        }
+    }
+
+    mutating func forgetStored(_ address: String) {
+        storedAddresses.remove(address)
+        stored.removeAll { $0.address == address }
+    }
+
+    /// Forgets a device: the state file, Home Assistant, its session, BlueZ's object.
+    mutating func forget(_ path: String, _ out: inout [Action]) {
+        guard let record = removeRecord(path) else { return }
+        let address = record.address.description
+        out.append(.log(.notice, "forgetting \(record.address) on request"))
+        forgetStored(address)
+        out.append(.forgetStored(address: address))
+        out.append(.homeAssistantRemove(path: path))
+        out.append(.forgetLastValues(segment: record.segment))
+        // The session stays in `sessions` until its loop ended, so no second one starts meanwhile.
+        out.append(.send(path: path, .stop))
+        out.append(.unregister(path: path))
+        out.append(.publishAvailability(segment: record.segment, online: false))
+        out.append(.publishDevices(force: false))
+        out.append(.removeDevice(path: path))
+    }
+
+    // MARK: Reports
+
+    /// A session's report: its registry entry, the scan, discovery configs, the state file.
+    mutating func report(_ event: Event, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+        switch event {
+        case .availability(let path, let online):
+            update(path, &out) { $0.available = online }
+            out.append(.publishDevices(force: false))
+            updateDiscovery(tree: tree, &out)
+        case .linkChanged(let path, let up):
+            update(path, &out) { record in
+                record.connected = up
+                if up { record.connects += 1 }
+            }
+            out.append(.publishDevices(force: false))
+        case .connectReturned(let path):
+            storedConnectReturned(path, now: now, tree: tree, &out)
+        case .mapped(let path, let mapped):
+            guard update(path, &out, { $0.services = mapped.serviceSegments }), let record = devices[path] else { return }
+            if config.homeAssistant.discovery {
+                out.append(.homeAssistantPublish(
+                    path: path,
+                    HomeAssistantDiscovery.Peripheral(
+                        device: record.segment, address: record.address.description, name: mapped.name,
+                        information: mapped.information, characteristics: mapped.discovery)))
+            }
+            let address = record.address.description
+            out.append(.remember(address: address, addressType: record.addressType, mapped))
+            if remembers && storedAddresses.insert(address).inserted {
+                stored.append((address, record.addressType))
+            }
+            out.append(.publishDevices(force: false))
+        case .advertised(let path, let decoder, let values, let name):
+            guard let record = devices[path], config.homeAssistant.discovery else { return }
+            out.append(.homeAssistantPublish(
+                path: path,
+                HomeAssistantDiscovery.Peripheral(
+                    device: record.segment, address: record.address.description, name: name, characteristics: [],
+                    advertised: HomeAssistantDiscovery.Advertised(decoder: decoder, values: values))))
+        case .unreadable(let path, let uuid):
+            guard let record = devices[path] else { return }
+            out.append(.markUnreadable(address: record.address.description, uuid: uuid))
+        default:
+            break
+        }
+    }
+}

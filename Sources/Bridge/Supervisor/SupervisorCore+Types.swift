@@ -1,0 +1,194 @@
+import BlueZ
+import BridgeCore
+import Logging
+
+extension SupervisorCore {
+    /// What the executor read of BlueZ's object tree for one input (under one `withTree`).
+    struct Tree: Sendable, Equatable {
+        /// Whether `org.bluez` is on the bus and its tree is loaded.
+        var bluezAvailable: Bool
+        /// The configured adapter; nil when BlueZ has no such object.
+        var adapter: Adapter?
+        /// The device objects the input concerns, by path: the event's device; every device of
+        /// the adapter for ``Event/bluezAvailable``, ``Event/adapterAdded`` and ``Event/adapterChanged(_:)``;
+        /// the devices of the stored peripherals due for a reconnect for ``Event/tick(lastAdvertisement:)``.
+        var devices: [String: BlueZDevice] = [:]
+        /// Every adapter BlueZ has (for the log when ours is missing).
+        var adapters: [String] = []
+
+        /// The configured adapter's `Adapter1` properties that decisions read.
+        struct Adapter: Sendable, Equatable {
+            var powered: Bool
+            var discovering: Bool
+            var address: String?
+            /// The adapter offers `AdvertisementMonitorManager1` (BlueZ with `--experimental`).
+            var offersMonitor: Bool
+        }
+
+        init(bluezAvailable: Bool, adapter: Adapter?, devices: [BlueZDevice] = [], adapters: [String] = []) {
+            self.bluezAvailable = bluezAvailable
+            self.adapter = adapter
+            self.devices = Dictionary(devices.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+            self.adapters = adapters
+        }
+    }
+
+    /// What the supervisor reacts to, with the tree data it needs.
+    enum Event: Sendable {
+        /// The loop started; the state file held these peripherals.
+        case started(stored: [KnownPeripheral])
+        /// `org.bluez` appeared on the bus (its tree is loaded).
+        case bluezAvailable
+        /// `org.bluez` left the bus.
+        case bluezLost
+        /// The configured adapter's object appeared.
+        case adapterAdded
+        /// The configured adapter's object was removed.
+        case adapterRemoved
+        /// Properties of the configured adapter changed (names).
+        case adapterChanged([String])
+        /// A device object appeared (its snapshot is in the tree data, if readable).
+        case deviceAdded(path: String)
+        /// A device object was removed.
+        case deviceRemoved(path: String)
+        /// Properties of a device changed (names); the snapshot is in the tree data when
+        /// ``SupervisorCore/needsSnapshot(path:changed:)`` said so.
+        case deviceChanged(path: String, [String])
+        /// A GATT service or characteristic object below a device appeared or vanished.
+        case gattObjectsChanged(device: String)
+        /// The `AcquireNotify` socket of a characteristic hung up.
+        case notificationsReleased(characteristic: String)
+        /// The broker (re)accepted the connection.
+        case brokerConnected
+        /// Home Assistant announced `online`.
+        case homeAssistantOnline
+        /// `bridge/request/forget` of a managed device.
+        case forget(path: String)
+        /// `bridge/request/forget` of a stored peripheral without a session.
+        case forgetStored(address: String)
+        /// `bridge/request/reconnect` of a managed device.
+        case reconnect(path: String)
+        /// A session's published availability changed.
+        case availability(path: String, Bool)
+        /// A session's link came up or went down.
+        case linkChanged(path: String, connected: Bool)
+        /// A session's `Connect` returned.
+        case connectReturned(path: String)
+        /// A session mapped its characteristics.
+        case mapped(path: String, MappedDevice)
+        /// An advertisement session's value names grew; `name`: the device's name in the tree.
+        case advertised(path: String, decoder: String?, values: [String: JSONValue], name: String?)
+        /// A read of a session's device was refused for lack of pairing.
+        case unreadable(path: String, uuid: String)
+        /// A session's loop ended (the device's snapshot, if BlueZ has it, is in the tree data).
+        case sessionEnded(path: String)
+        /// `ConnectDevice` of a stored peripheral returned.
+        case storedConnectReturned(path: String)
+        /// Powering the adapter on returned.
+        case powerFinished(error: BlueZError?)
+        /// `SetDiscoveryFilter` + `StartDiscovery` (or the watchdog's restart) returned.
+        case discoveryFinished(error: BlueZError?)
+        /// `RegisterMonitor` returned.
+        case monitorRegistered(error: BlueZError?)
+        /// Time passed (``SupervisorCore/nextDeadline`` is due); `lastAdvertisement`: the last
+        /// advertisement the advertisement router saw.
+        case tick(lastAdvertisement: BridgeInstant?)
+        /// Shut down: publish `offline`, stop every session (bounded), stop the scan.
+        case stop
+        /// The inbox was closed: shut down without waiting for the sessions.
+        case inboxClosed
+    }
+
+    /// What a session is told (mapped to ``SessionInput`` by the executor).
+    enum SessionSignal: Sendable, Equatable {
+        case connectedChanged(Bool)
+        case servicesResolved(Bool)
+        case gattObjectsChanged
+        case deviceRemoved
+        case notificationsReleased(characteristic: String)
+        case reconnectRequested
+        case stop
+    }
+
+    /// A session to create.
+    struct SessionPlan: Sendable, Equatable {
+        var path: String
+        var address: BluetoothAddress
+        var addressType: String
+        var segment: String
+        var config: BridgeConfig.Device?
+        /// Connect at once (a stored peripheral).
+        var connectNow: Bool
+        /// Jitter seed of the backoff.
+        var seed: UInt64
+        var policy: ConnectionPolicy
+    }
+
+    /// What the executor does, in order.
+    enum Action: Sendable, Equatable {
+        /// Log a line.
+        case log(Logger.Level, String)
+
+        /// Set `Powered` on the adapter; report ``Event/powerFinished(error:)``.
+        case powerOn
+        /// Register the advertisement monitor; report ``Event/monitorRegistered(error:)``.
+        case registerMonitor
+        /// `SetDiscoveryFilter` (a failure is only logged), then `StartDiscovery`; report
+        /// ``Event/discoveryFinished(error:)``.
+        case startDiscovery(uuids: [String], duplicateData: Bool)
+        /// `StopDiscovery` (errors ignored), then `StartDiscovery`; report ``Event/discoveryFinished(error:)``.
+        case restartDiscovery
+        /// `StopDiscovery`, nothing reported.
+        case stopDiscovery
+        /// `Adapter1.ConnectDevice`; report ``Event/storedConnectReturned(path:)`` whatever the result.
+        case connectDevice(address: String, addressType: String, path: String)
+        /// `Disconnect`, then `RemoveDevice` (errors ignored), nothing reported.
+        case removeDevice(path: String)
+
+        /// Create the session (and its registry entry); report ``Event/sessionEnded(path:)`` when its loop ends.
+        case startSession(SessionPlan)
+        /// Tell a session something.
+        case send(path: String, SessionSignal)
+        /// Write a device's registry entry (the supervisor is the registry's only writer).
+        case record(DeviceRecord)
+        /// Remove a device's registry entry.
+        case unregister(path: String)
+
+        /// `{base}/bridge/state` (retained).
+        case publishBridgeState(online: Bool)
+        /// `{base}/{device}/availability` (retained).
+        case publishAvailability(segment: String, online: Bool)
+        /// `{base}/bridge/devices`, unless its payload did not change (`force`: even then).
+        case publishDevices(force: Bool)
+        /// Publish the values held while the broker was away.
+        case flushHeldValues
+        /// `{base}/bridge/health` (and the metrics file).
+        case publishHealth
+
+        /// Publish the bridge's and every device's discovery config again.
+        case homeAssistantRepublish(reason: String)
+        /// Publish a device's discovery config if it changed.
+        case homeAssistantPublish(path: String, HomeAssistantDiscovery.Peripheral)
+        /// Remove a forgotten device's discovery config.
+        case homeAssistantRemove(path: String)
+
+        /// Record a mapped peripheral in the state file.
+        case remember(address: String, addressType: String, MappedDevice)
+        /// Remember a characteristic whose read needs pairing.
+        case markUnreadable(address: String, uuid: String)
+        /// Remove a peripheral from the state file.
+        case forgetStored(address: String)
+        /// Forget the last values of a device (Home Assistant resends).
+        case forgetLastValues(segment: String)
+
+        /// Every session ended (or the time is up): stop following BlueZ and end the loop.
+        case finishShutdown
+    }
+}
+
+extension MappedDevice: Equatable {
+    static func == (a: MappedDevice, b: MappedDevice) -> Bool {
+        a.characteristics == b.characteristics && a.services == b.services && a.serviceSegments == b.serviceSegments
+            && a.discovery == b.discovery && a.name == b.name && a.information == b.information
+    }
+}

@@ -1,0 +1,294 @@
+import BlueZ
+import BridgeCore
+import Logging
+
+/// The supervisor's decisions, as a pure state machine: ``handle(_:now:tree:)`` takes one input
+/// (with the time and what the executor read of BlueZ's tree) and returns the actions to
+/// perform, in order. No I/O, no tasks, no clock: ``Supervisor`` executes the actions and
+/// feeds the results of its BlueZ calls back as inputs.
+///
+/// It decides: powering the adapter on; the scan (start, stop, retry after `InProgress`, held
+/// while stored peripherals connect, its filter, passive monitoring); the scan watchdog; which
+/// devices get a session and when it ends; when stored peripherals are connected again; when
+/// health, `bridge/devices` and Home Assistant configs are published; the shutdown sequence. It
+/// keeps the managed devices' state from the sessions' reports and writes it to the registry
+/// (``Action/record(_:)``): the supervisor is the registry's only writer.
+struct SupervisorCore: Sendable {
+    let config: BridgeConfig
+    let topics: TopicMapper
+    /// Mapped peripherals are stored (a state file is configured).
+    let remembers: Bool
+    let startedAt: BridgeInstant
+
+    private(set) var bluezAvailable = false
+    var adapterReady = false
+    var poweringOn = false
+    var discovery = DiscoveryState()
+    /// Devices with a running session (until its loop ended).
+    private(set) var sessions: Set<String> = []
+    /// The managed devices (the registry's content).
+    private(set) var devices: [String: DeviceRecord] = [:]
+    /// Stored peripherals (address, address type), in the state file's order.
+    var stored: [(address: String, addressType: String)] = []
+    var storedAddresses: Set<String> = []
+    /// Stored peripherals BlueZ dropped: connect again at these times.
+    var reconnectStoredAt: [String: BridgeInstant] = [:]
+    /// When `{base}/bridge/health` is published next.
+    private(set) var healthAt: BridgeInstant?
+    /// Broker connections since start (health: `reconnects` is one less).
+    private(set) var brokerConnections = 0
+    private(set) var stopping = false
+    /// The shutdown gives up on sessions still running at this time.
+    private(set) var shutdownDeadline: BridgeInstant?
+    private(set) var finished = false
+    private var nextSeed: UInt64 = 0x5eed
+
+    /// How long the shutdown waits for the sessions to disconnect.
+    static let stopTimeout: Duration = .seconds(3)
+    /// How long after BlueZ dropped a stored peripheral it is connected again.
+    static let storedReconnectDelay: Duration = .seconds(1)
+
+    init(config: BridgeConfig, now: BridgeInstant) {
+        self.config = config
+        topics = TopicMapper(config: config)
+        remembers = config.stateFile != nil
+        startedAt = now
+    }
+
+    var adapterPath: String { config.bluetooth.adapterPath }
+
+    /// The earliest time the core wants a ``Event/tick(lastAdvertisement:)``.
+    var nextDeadline: BridgeInstant? {
+        if stopping { return finished ? nil : shutdownDeadline }
+        return [discovery.retryAt, discovery.watchdogAt, discovery.heldUntil, reconnectStoredAt.values.min(), healthAt]
+            .compactMap { $0 }.min()
+    }
+
+    /// The device paths whose snapshots a ``Event/tick(lastAdvertisement:)`` at `now` needs.
+    func pathsNeeded(at now: BridgeInstant) -> [String] {
+        reconnectStoredAt.filter { $0.value <= now }.keys.map { Self.devicePath(adapter: adapterPath, address: $0) }
+    }
+
+    /// Whether a ``Event/deviceChanged(path:_:)`` with these property names needs the device's snapshot.
+    func needsSnapshot(path: String, changed: [String]) -> Bool {
+        sessions.contains(path) || changed.contains("UUIDs") || changed.contains("Name") || changed.contains("Alias")
+            || (config.bluetooth.advertisements == .decodable
+                && (changed.contains("ServiceData") || changed.contains("ManufacturerData")))
+    }
+
+    /// The managed device with this segment or address (`bridge/request/forget`, `reconnect`).
+    func find(_ target: String) -> DeviceRecord? {
+        let address = BluetoothAddress(target)
+        return devices.values.sorted { $0.segment < $1.segment }
+            .first { $0.segment == target || (address != nil && $0.address == address) }
+    }
+
+    /// Whether the peripheral is stored.
+    func isStored(_ address: String) -> Bool { storedAddresses.contains(address) }
+
+    /// Whether advertisements are listened to: a device has `connection: advertisement`, or
+    /// `bluetooth.advertisements` is `decodable`.
+    var listensToAdvertisements: Bool {
+        config.bluetooth.advertisements == .decodable
+            || config.devices.contains { if case .advertisement = $0.connection { true } else { false } }
+    }
+
+    // MARK: Inputs
+
+    /// Handles one input at `now`, with what the executor read of the tree, and returns the
+    /// actions to perform, in order.
+    mutating func handle(_ event: Event, now: BridgeInstant, tree: Tree) -> [Action] {
+        var out: [Action] = []
+        if stopping {
+            handleWhileStopping(event, now: now, &out)
+            return out
+        }
+        bluezAvailable = tree.bluezAvailable
+        switch event {
+        case .started(let peripherals):
+            for p in peripherals where storedAddresses.insert(p.address).inserted {
+                stored.append((p.address, p.addressType))
+            }
+            if let interval = config.health.interval { healthAt = now.advanced(by: interval) }
+        case .bluezAvailable:
+            adapterCheck(now: now, tree: tree, &out)
+        case .bluezLost:
+            adapterLost()
+            for path in sessions.sorted() { out.append(.send(path: path, .deviceRemoved)) }
+        case .adapterAdded:
+            adapterCheck(now: now, tree: tree, &out)
+        case .adapterRemoved:
+            out.append(.log(.error, "adapter \(config.bluetooth.adapter) was removed"))
+            adapterLost()
+        case .adapterChanged(let changed):
+            adapterChanged(changed, now: now, tree: tree, &out)
+        case .deviceAdded(let path):
+            discovery.lastAdvertisement = now
+            consider(path, now: now, tree: tree, &out)
+        case .deviceRemoved(let path):
+            deviceRemoved(path, now: now, &out)
+        case .deviceChanged(let path, let changed):
+            deviceChanged(path, changed, now: now, tree: tree, &out)
+        case .gattObjectsChanged(let device):
+            if sessions.contains(device) { out.append(.send(path: device, .gattObjectsChanged)) }
+        case .notificationsReleased(let characteristic):
+            if let device = Self.devicePath(of: characteristic), sessions.contains(device) {
+                out.append(.send(path: device, .notificationsReleased(characteristic: characteristic)))
+            }
+        case .brokerConnected:
+            brokerConnected(&out)
+        case .homeAssistantOnline:
+            out.append(.homeAssistantRepublish(reason: "Home Assistant is online"))
+        case .forget(let path):
+            forget(path, &out)
+        case .forgetStored(let address):
+            forgetStored(address)
+            out.append(.forgetStored(address: address))
+        case .reconnect(let path):
+            guard let record = devices[path] else { break }
+            out.append(.log(.notice, "reconnecting \(record.address) on request"))
+            out.append(.send(path: path, .reconnectRequested))
+        case .availability, .linkChanged, .connectReturned, .mapped, .advertised, .unreadable:
+            report(event, now: now, tree: tree, &out)
+        case .sessionEnded(let path):
+            sessions.remove(path)
+            if let record = devices.removeValue(forKey: path) {
+                out.append(.unregister(path: path))
+                if record.available { out.append(.publishAvailability(segment: record.segment, online: false)) }
+            }
+            out.append(.publishDevices(force: false))
+            // The device object may be back already (removed and found again while it ended).
+            consider(path, now: now, tree: tree, &out)
+        case .storedConnectReturned(let path):
+            storedConnectReturned(path, now: now, tree: tree, &out)
+        case .powerFinished(let error):
+            poweringOn = false
+            if let error { out.append(.log(.error, "cannot power on \(config.bluetooth.adapter): \(error)")) }
+        case .discoveryFinished(let error):
+            discoveryFinished(error, now: now, tree: tree, &out)
+        case .monitorRegistered(let error):
+            monitorRegistered(error, now: now, tree: tree, &out)
+        case .tick(let lastAdvertisement):
+            tick(now: now, tree: tree, lastAdvertisement: lastAdvertisement, &out)
+        case .stop:
+            beginShutdown(now: now, &out)
+            if sessions.isEmpty { finish(&out) }
+        case .inboxClosed:
+            beginShutdown(now: now, &out)
+            giveUp(&out)
+        }
+        return out
+    }
+
+    private mutating func tick(now: BridgeInstant, tree: Tree, lastAdvertisement: BridgeInstant?, _ out: inout [Action]) {
+        if let at = discovery.retryAt, at <= now {
+            discovery.retryAt = nil
+            ensureDiscovery(tree: tree, &out)
+        }
+        if let at = discovery.heldUntil, at <= now {
+            discovery.heldUntil = nil
+            storedConnectReturned(nil, now: now, tree: tree, &out)
+        }
+        if let at = discovery.watchdogAt, at <= now {
+            scanWatchdog(now: now, tree: tree, lastAdvertisement: lastAdvertisement, &out)
+        }
+        if let at = healthAt, at <= now, let interval = config.health.interval {
+            healthAt = now.advanced(by: interval)
+            out.append(.publishHealth)
+        }
+        for (address, at) in reconnectStoredAt.sorted(by: { $0.key < $1.key }) where at <= now {
+            reconnectStoredAt[address] = nil
+            connectStored(only: address, now: now, tree: tree, &out)
+        }
+    }
+
+    private mutating func brokerConnected(_ out: inout [Action]) {
+        brokerConnections += 1
+        out.append(.log(.info, "MQTT connected: publishing bridge state"))
+        out.append(.publishBridgeState(online: true))
+        for record in devices.values.sorted(by: { $0.segment < $1.segment }) {
+            out.append(.publishAvailability(segment: record.segment, online: record.available))
+        }
+        out.append(.publishDevices(force: true))
+        if config.homeAssistant.discovery { out.append(.homeAssistantRepublish(reason: "connected to the broker")) }
+        out.append(.flushHeldValues)
+    }
+
+    // MARK: Shutdown
+
+    private mutating func beginShutdown(now: BridgeInstant, _ out: inout [Action]) {
+        stopping = true
+        shutdownDeadline = now.advanced(by: Self.stopTimeout)
+        out.append(.log(.info, "shutting down"))
+        out.append(.publishBridgeState(online: false))
+        for path in sessions.sorted() { out.append(.send(path: path, .stop)) }
+        if discovery.ours { out.append(.stopDiscovery) }
+    }
+
+    /// Waits for the sessions to stop notifications and disconnect, at most ``stopTimeout``;
+    /// then gives up on them (a wedged adapter or a bus gone must not hold the exit).
+    private mutating func handleWhileStopping(_ event: Event, now: BridgeInstant, _ out: inout [Action]) {
+        guard !finished else { return }
+        switch event {
+        case .sessionEnded(let path):
+            sessions.remove(path)
+            if devices.removeValue(forKey: path) != nil { out.append(.unregister(path: path)) }
+            if sessions.isEmpty { finish(&out) }
+        case .tick where shutdownDeadline.map { $0 <= now } ?? false, .inboxClosed:
+            giveUp(&out)
+        default:
+            break
+        }
+    }
+
+    private mutating func giveUp(_ out: inout [Action]) {
+        guard !finished else { return }
+        if !sessions.isEmpty {
+            out.append(.log(.notice, "\(sessions.count) devices did not disconnect in time; going on"))
+        }
+        finish(&out)
+    }
+
+    private mutating func finish(_ out: inout [Action]) {
+        finished = true
+        out.append(.finishShutdown)
+    }
+
+    // MARK: Paths
+
+    /// `/org/bluez/hciN/dev_XX_XX_XX_XX_XX_XX/...` → the device's path.
+    static func devicePath(of path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count >= 4, parts[3].hasPrefix("dev_") else { return nil }
+        return "/" + parts[0..<4].joined(separator: "/")
+    }
+
+    /// The object path BlueZ gives the device with this address.
+    static func devicePath(adapter: String, address: String) -> String {
+        adapter + "/dev_" + address.uppercased().split(separator: ":").joined(separator: "_")
+    }
+
+    // MARK: Records
+
+    mutating func addRecord(_ record: DeviceRecord) {
+        sessions.insert(record.path)
+        devices[record.path] = record
+    }
+
+    /// Changes a managed device's state and writes it to the registry; false when it is not managed.
+    @discardableResult
+    mutating func update(_ path: String, _ out: inout [Action], _ body: (inout DeviceRecord) -> Void) -> Bool {
+        guard var record = devices[path] else { return false }
+        body(&record)
+        devices[path] = record
+        out.append(.record(record))
+        return true
+    }
+
+    mutating func removeRecord(_ path: String) -> DeviceRecord? { devices.removeValue(forKey: path) }
+
+    mutating func makeSeed() -> UInt64 {
+        nextSeed &+= 0x9E37_79B9_7F4A_7C15
+        return nextSeed
+    }
+}
