@@ -240,10 +240,13 @@ typealias Machine = DeviceConnectionStateMachine<FakeInstant>
         _ = machine.handle(.discovered, now: t(0))
         // Three failures: delays 1, 2, 4.
         var now = 0.0
-        for _ in 0..<3 {
+        for failure in 1...3 {
             now += 1
             _ = machine.handle(.connectFailed(.other), now: t(now))
-            guard case .backoff(let until) = machine.state else { return }
+            guard case .backoff(let until) = machine.state else {
+                Issue.record("not backing off after failure \(failure): \(machine.state)")
+                return
+            }
             now = until.offset.inSeconds
             _ = machine.handle(.tick, now: until)
         }
@@ -332,9 +335,12 @@ typealias Machine = DeviceConnectionStateMachine<FakeInstant>
             var result: [Duration] = []
             var now = t(0)
             _ = machine.handle(.discovered, now: now)
-            for _ in 0..<5 {
+            for failure in 1...5 {
                 _ = machine.handle(.connectFailed(.other), now: now)
-                guard case .backoff(let until) = machine.state else { return [] }
+                guard case .backoff(let until) = machine.state else {
+                    Issue.record("seed \(seed): not backing off after failure \(failure): \(machine.state)")
+                    return result
+                }
                 result.append(now.duration(to: until))
                 now = until
                 _ = machine.handle(.tick, now: now)

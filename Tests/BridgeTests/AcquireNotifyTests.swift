@@ -93,7 +93,7 @@ import Testing
             try await h.eventually("acquired again") { h.central.calls("AcquireNotify").filter { $0.path == hr }.count == 2 }
             let again = try #require(h.central.calls("AcquireNotify").last).at
             let gap = hungUpAt.duration(to: again)
-            #expect(gap >= .milliseconds(900) && gap < .milliseconds(1600), "acquired again after \(gap)")
+            #expect(gap == .seconds(1), "acquired again after \(gap)")
             #expect(h.central.acquired.contains(hr))
         }
     }

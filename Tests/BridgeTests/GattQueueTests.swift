@@ -92,14 +92,12 @@ import Testing
         try await h.run {
             try await h.eventually("online") { h.broker.last("ble/echo/availability") == "online" }
             h.central.hold("WriteValue", target)
-            let sentAt = h.clock.now
             for i in 0..<6 { h.command("ble/echo/ffe0/ffe1/set", #"{"raw": "0\#(i)", "transaction": \#(i)}"#) }
-            // Small steps: a loaded machine slows the runtime in real time, and the fake clock runs
-            // on meanwhile (10 ms per poll); the bound leaves that lag 500 ms.
-            try await h.eventually("six results", step: .milliseconds(10)) {
-                h.broker.texts("ble/echo/ffe0/ffe1/result").count == 6
-            }
-            #expect(h.clock.now <= sentAt.advanced(by: .milliseconds(2500)), "every result within the timeout")
+            // The runtime settles at each step: the results come at the 2 s deadline, not before.
+            try await h.advance(.milliseconds(1999))
+            #expect(h.broker.texts("ble/echo/ffe0/ffe1/result").isEmpty, "none before the deadline")
+            try await h.advance(.milliseconds(1))
+            #expect(h.broker.texts("ble/echo/ffe0/ffe1/result").count == 6, "every result at the deadline")
             // The device answers the first write long after: nothing else is sent then.
             h.central.release("WriteValue", target)
             try await h.advance(.seconds(5))

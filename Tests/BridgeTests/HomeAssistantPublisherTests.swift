@@ -18,12 +18,13 @@ import Testing
             homeassistant: { discovery: true }
             """)
         h.central.addDevice("E4:5F:01:AB:CD:EF", name: "Thermo", services: ["181a": [("2a6e", ["read", "notify"], [0x34, 0x08])]])
+        // The broker is there from the start (the supervisor learns it first), and delivers the
+        // retained old config right after the subscription.
+        h.runtime.supervisorMailbox.send(.brokerConnected)
+        h.runtime.intake.handle(MQTTMessage(
+            topic: Self.legacy, payload: Array(#"{"name":"Temperature"}"#.utf8), qos: 1, retain: true,
+            responseTopic: nil, correlationData: nil))
         try await h.run {
-            h.runtime.supervisorMailbox.send(.brokerConnected)
-            // The broker delivers the retained old config right after the subscription.
-            h.runtime.intake.handle(MQTTMessage(
-                topic: Self.legacy, payload: Array(#"{"name":"Temperature"}"#.utf8), qos: 1, retain: true,
-                responseTopic: nil, correlationData: nil))
             try await h.eventually("the device config") { h.broker.last(Self.device) != nil }
             try await h.eventually("the value sent again after the config") {
                 h.broker.texts("ble/e45f01abcdef/181a/2a6e").count >= 2
@@ -50,8 +51,8 @@ import Testing
             homeassistant: { discovery: true }
             """)
         h.central.addDevice("E4:5F:01:AB:CD:EF", name: "Thermo", services: ["181a": [("2a6f", ["read"], [0x10, 0x17])]])
+        h.runtime.supervisorMailbox.send(.brokerConnected)
         try await h.run {
-            h.runtime.supervisorMailbox.send(.brokerConnected)
             try await h.eventually("the value read once") { !h.broker.texts("ble/e45f01abcdef/181a/2a6f").isEmpty }
             try await h.advance(.seconds(5))
             let values = h.broker.texts("ble/e45f01abcdef/181a/2a6f").count

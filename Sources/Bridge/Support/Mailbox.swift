@@ -67,6 +67,11 @@ public final class Mailbox<Input: Sendable>: Sendable {
     /// How many inputs wait.
     public var count: Int { state.withLock { $0.queue.count - $0.head } }
 
+    /// Whether the receiver is parked: suspended in a receive with nothing queued, so that only a
+    /// send (or ``finish()``, or cancellation) wakes it. Tests read it to see that a loop is idle;
+    /// the send and receive paths do not touch anything for it.
+    public var isReceiverParked: Bool { state.withLock { $0.waiter != nil } }
+
     /// The next input, or nil when finished or the task is cancelled.
     public func receive() async -> Input? {
         if let input = state.withLock({ $0.take() }) { return input }

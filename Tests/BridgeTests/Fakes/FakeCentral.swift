@@ -41,6 +41,8 @@ final class FakeCentral: BluetoothCentral {
         /// Characteristics with an `AcquireNotify` socket.
         var acquired: Set<String> = []
         var acquireSupported = false
+        /// `stop()` was called (the events are finished).
+        var stopped = false
     }
 
     let clock: FakeClock
@@ -159,7 +161,13 @@ final class FakeCentral: BluetoothCentral {
     }
 
     func announce() { continuation.yield(.serviceAvailable) }
-    func finishEvents() { continuation.finish() }
+    func finishEvents() {
+        state.withLock { $0.stopped = true }
+        continuation.finish()
+    }
+
+    /// Whether the runtime stopped following BlueZ (``BluetoothCentral/stop()``: its events ended).
+    var isStopped: Bool { state.withLock { $0.stopped } }
 
     func treeSnapshot<R>(_ body: (BlueZObjectTree) -> R) -> R {
         state.withLock { body($0.tree) }
@@ -243,6 +251,7 @@ final class FakeCentral: BluetoothCentral {
     func record(_ method: String, _ path: String, bytes: [UInt8] = [], timeout: Duration? = nil, gatt: Bool = false)
         async throws(BlueZError) -> [UInt8]
     {
+        if let executor = clock.executor, !executor.runsCurrentJob { executor.noteEscape("FakeCentral: \(method) \(path)") }
         let key = "\(method) \(path)"
         let device = Supervisor.devicePath(of: path) ?? path
         let (failure, holding, value) = state.withLock { s -> (BlueZError?, Bool, [UInt8]) in

@@ -3,6 +3,10 @@ import Synchronization
 @testable import Bridge
 
 /// A clock that moves only when a test advances it.
+///
+/// Its sleepers are the runtime's parked timers: ``nextDeadline`` is the earliest, which
+/// `RuntimeHarness.advance` moves to, one due deadline after the other, letting the runtime
+/// settle at each (as `NIOAsyncTestingEventLoop.advanceTime` runs due work in order).
 final class FakeClock: BridgeClock {
     private struct Sleeper {
         var deadline: BridgeInstant
@@ -16,10 +20,24 @@ final class FakeClock: BridgeClock {
     }
 
     private let state = Mutex(State())
+    /// When set, every ``sleep(until:)`` must run in one of its jobs (else the escape is noted).
+    let executor: RuntimeExecutor?
+
+    /// A clock at 1000 s; `executor`: the runtime's, whose idle count must see every sleeper.
+    init(executor: RuntimeExecutor? = nil) {
+        self.executor = executor
+    }
 
     var now: BridgeInstant { state.withLock { $0.now } }
 
+    /// Tasks sleeping now (parked timers).
+    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// The earliest deadline a task sleeps until (always later than ``now``).
+    var nextDeadline: BridgeInstant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
+
     func sleep(until deadline: BridgeInstant) async throws {
+        if let executor, !executor.runsCurrentJob { executor.noteEscape("FakeClock.sleep(until: \(deadline))") }
         let id = state.withLock { s -> Int in
             s.nextID += 1
             return s.nextID
@@ -40,10 +58,16 @@ final class FakeClock: BridgeClock {
         }
     }
 
-    /// Moves time on and wakes every sleeper that is due.
+    /// Moves time on by `duration` and wakes every sleeper that is due (at once: use
+    /// `RuntimeHarness.advance` to let the runtime run at each deadline on the way).
     func advance(by duration: Duration) {
+        advance(to: now.advanced(by: duration))
+    }
+
+    /// Moves time on to `instant` (never back) and wakes every sleeper that is due.
+    func advance(to instant: BridgeInstant) {
         let due: [Sleeper] = state.withLock { s in
-            s.now = s.now.advanced(by: duration)
+            s.now = max(s.now, instant)
             let now = s.now
             let ids = s.sleepers.filter { $0.value.deadline <= now }.map(\.key)
             return ids.compactMap { s.sleepers.removeValue(forKey: $0) }
