@@ -152,6 +152,7 @@ struct SupervisorCore: Sendable {
             report(event, now: now, tree: tree, &out)
         case .sessionEnded(let path):
             sessions.remove(path)
+            out.append(.log(.debug, "the session of \(path) ended"))
             if let record = devices.removeValue(forKey: path) {
                 out.append(.unregister(path: path))
                 if record.available { out.append(.publishAvailability(segment: record.segment, online: false)) }
@@ -232,6 +233,7 @@ struct SupervisorCore: Sendable {
         switch event {
         case .sessionEnded(let path):
             sessions.remove(path)
+            out.append(.log(.debug, "the session of \(path) ended"))
             if devices.removeValue(forKey: path) != nil { out.append(.unregister(path: path)) }
             if sessions.isEmpty { finish(&out) }
         case .tick where shutdownDeadline.map { $0 <= now } ?? false, .inboxClosed:
