@@ -27,6 +27,7 @@ extension OwnershipCore {
             if linked.contains(device) && wanted[device] == .link { return [] }  // wait: the old link goes first
             phases[device] = nil
             challengers[device] = nil
+            challengerPayloads[device] = nil
             // Someone else's claim came in meanwhile: the broker's order settled it, nothing to hand over.
             if let view = owners[device], view.payload.bridge != bridgeID { return [] }
             if let target, isOnline(target.bridge) {
@@ -71,6 +72,7 @@ extension OwnershipCore {
             // The broker's order gave it to another bridge: stop at once.
             phases[device] = nil
             challengers[device] = nil
+            challengerPayloads[device] = nil
             return [.stopServing(device: device)]
         }
         if let heard = lastHeard[device], heard.advanced(by: settings.releaseAfter) <= now {
@@ -85,6 +87,19 @@ extension OwnershipCore {
             candidate.bridge != bridgeID && candidate.rssi.map { settings.switchRule.isStronger($0, than: incumbent) } == true
         }
         var timer = challengers[device] ?? SwitchTimer()
+        // A challenger whose sightings lapsed (no payload for longer than the staleness limit) between two
+        // observations starts over: "stronger for switch_after" needs an unbroken run of fresh payloads.
+        var seen = challengerPayloads[device] ?? [:]
+        for candidate in qualifying {
+            let received = sightings[candidate.bridge]?.receivedAt
+            if let previous = seen[candidate.bridge], let received,
+                previous.advanced(by: settings.sightingsStaleAfter) < received
+            {
+                timer.forget(candidate.bridge)
+            }
+            seen[candidate.bridge] = received
+        }
+        challengerPayloads[device] = seen.filter { key, _ in qualifying.contains { $0.bridge == key } }
         let matured = timer.observe(
             qualifying: Set(qualifying.map(\.bridge)), now: now, after: settings.switchRule.after)
         challengers[device] = timer
@@ -96,6 +111,7 @@ extension OwnershipCore {
     mutating func release(_ device: String, to target: Candidate?, now: Instant) -> [ClusterAction] {
         phases[device] = .releasing(to: target)
         challengers[device] = nil
+        challengerPayloads[device] = nil
         // With no link to wait for, the handover goes on in the same step.
         return [.stopServing(device: device)] + reconcile(device, now: now, quiet: false)
     }

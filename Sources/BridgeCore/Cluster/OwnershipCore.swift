@@ -90,6 +90,8 @@ public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Du
     /// Since when the broker connection has been up; `nil` while it is down.
     public internal(set) var brokerUpSince: Instant?
     var challengers: [String: SwitchTimer<String, Instant>] = [:]
+    /// Per device, the receipt time of each qualifying challenger's sightings at the last observation.
+    var challengerPayloads: [String: [String: Instant]] = [:]
 
     /// Creates a core; the broker is down until ``ClusterEvent/brokerConnected``.
     public init(settings: ClusterSettings, wanted: [String: ClusterService]) {
@@ -116,6 +118,7 @@ public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Du
             }
             phases = [:]
             challengers = [:]
+            challengerPayloads = [:]
             return actions
         case .bridgeState(let bridge, let online):
             states[bridge] = online

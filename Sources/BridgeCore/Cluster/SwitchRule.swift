@@ -63,6 +63,9 @@ where Instant.Duration == Duration {
         since.values.map { $0.advanced(by: after) }.min()
     }
 
+    /// Forgets one challenger: its run starts over at its next qualifying observation.
+    public mutating func forget(_ key: Key) { since[key] = nil }
+
     /// Forgets every challenger.
     public mutating func reset() { since = [:] }
 }
