@@ -69,7 +69,8 @@ public enum ClusterAction: Sendable, Hashable {
     case serve(device: String, adapter: String)
     /// Stop serving: disconnect (answer with ``ClusterEvent/linkDown(device:)``), or stop publishing its packets.
     case stopServing(device: String)
-    /// Publish this bridge's sightings now (an owner must be chosen, or this bridge's free slots changed).
+    /// Publish this bridge's sightings now: it has just claimed a device, so its free slots changed (SPEC: "when an
+    /// owner must be chosen"); the runtime also publishes them every 5 s and feeds them back as ``ClusterEvent/sightings(bridge:_:)``.
     case publishSightings
 }
 
