@@ -53,14 +53,12 @@ public struct BridgeService: Service {
         loop.start()
         defer { loop.stop() }
         let mqtt = MQTTClient(configuration: Self.mqttConfiguration(for: config), logger: logger, loop: loop)
-        let topics = TopicMapper(config: config)
-        for filter in topics.commandFilters { mqtt.subscribe(filter, qos: 1) }
-        if config.homeAssistant.discovery {
-            mqtt.subscribe(HomeAssistantDiscovery.statusTopic(topics), qos: 1)
-            // Per-entity configs of earlier versions still retained: cleared (HomeAssistantPublisher).
-            mqtt.subscribe(HomeAssistantDiscovery.legacyFilter(topics), qos: 1)
+        let runtime = BlueZRuntimeService(
+            config: config, broker: mqtt, clock: LiveClock(), logger: logger
+        ) { [connectBus, logger] () throws(DBusError) in
+            let bus = try connectBus(logger, loop)
+            return .init(central: BlueZClient(connection: bus, logger: logger), close: { bus.close() })
         }
-        let runtime = BlueZRuntimeService(config: config, mqtt: mqtt, logger: logger, loop: loop, connectBus: connectBus)
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: MQTTService(client: mqtt)),
