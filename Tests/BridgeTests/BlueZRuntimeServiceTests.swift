@@ -84,20 +84,17 @@ import Testing
                 config: config, broker: broker, clock: clock, logger: logger, openCentral: opener.open)
         }
 
-        /// Moves the fake clock until `task` ends (the supervisor's bounded shutdown waits on it).
-        func finish(_ task: Task<Void, any Error>) async throws {
-            let clock = self.clock
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await task.value }
-                group.addTask {
-                    while !Task.isCancelled {
-                        clock.advance(by: .milliseconds(100))
-                        try? await Task.sleep(for: .milliseconds(1))
-                    }
+        /// Waits for the service, the first child of `group` to end, moving the fake clock meanwhile
+        /// (the supervisor's bounded shutdown waits on it).
+        func finish(_ group: inout ThrowingTaskGroup<Void, any Error>) async throws {
+            group.addTask { [clock] in
+                while !Task.isCancelled {
+                    clock.advance(by: .milliseconds(100))
+                    try? await Task.sleep(for: .milliseconds(1))
                 }
-                try await group.next()
-                group.cancelAll()
             }
+            try await group.next()
+            group.cancelAll()
         }
     }
 
@@ -105,24 +102,26 @@ import Testing
     func withoutTheBus() async throws {
         let f = try Fixture(failures: .max)
         try await testGracefulShutdown { trigger in
-            let task = Task { try await f.service.run() }
-            #expect(await f.opener.attempts.receive() == 1)
-            #expect(f.broker.subscriptions == ["ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+"])
-            #expect(f.broker.texts(f.topics.bridgeState).isEmpty)
-            f.broker.connect()
-            await f.broker.awaitPublish(on: f.topics.bridgeState, where: { $0 == "online" })
-            // The bus is tried again after 500 ms, then after 1 s.
-            let start = f.clock.now
-            #expect(await f.clock.waits.receive() == start.advanced(by: .milliseconds(500)))
-            f.clock.advance(by: .milliseconds(500))
-            #expect(await f.opener.attempts.receive() == 2)
-            #expect(await f.clock.waits.receive() == start.advanced(by: .milliseconds(1500)))
-            let mark = f.broker.mark
-            trigger.triggerGracefulShutdown()
-            try await task.value
-            #expect(f.broker.texts(f.topics.bridgeState) == ["online", "offline"])
-            #expect(f.broker.all.dropFirst(mark).map(\.message.topic) == [f.topics.bridgeState])
-            #expect(f.opener.closed == 0)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await f.service.run() }
+                #expect(await f.opener.attempts.receive() == 1)
+                #expect(f.broker.subscriptions == ["ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+"])
+                #expect(f.broker.texts(f.topics.bridgeState).isEmpty)
+                f.broker.connect()
+                try await f.broker.awaitPublish(on: f.topics.bridgeState, where: { $0 == "online" })
+                // The bus is tried again after 500 ms, then after 1 s.
+                let start = f.clock.now
+                #expect(await f.clock.waits.receive() == start.advanced(by: .milliseconds(500)))
+                f.clock.advance(by: .milliseconds(500))
+                #expect(await f.opener.attempts.receive() == 2)
+                #expect(await f.clock.waits.receive() == start.advanced(by: .milliseconds(1500)))
+                let mark = f.broker.mark
+                trigger.triggerGracefulShutdown()
+                try await group.next()
+                #expect(f.broker.texts(f.topics.bridgeState) == ["online", "offline"])
+                #expect(f.broker.all.dropFirst(mark).map(\.message.topic) == [f.topics.bridgeState])
+                #expect(f.opener.closed == 0)
+            }
         }
     }
 
@@ -130,41 +129,43 @@ import Testing
     func withTheRuntime() async throws {
         let f = try Fixture("homeassistant: { discovery: true }", failures: 1)
         try await testGracefulShutdown { trigger in
-            let task = Task { try await f.service.run() }
-            #expect(await f.opener.attempts.receive() == 1)
-            #expect(f.broker.subscriptions == [
-                "ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+", "homeassistant/status",
-                "homeassistant/sensor/+/+/config",
-            ])
-            // Connected while the bus is away: the service says `online` itself.
-            f.broker.connect()
-            await f.broker.awaitPublish(on: f.topics.bridgeState, where: { $0 == "online" })
-            #expect(f.broker.texts(f.topics.bridgeDevices).isEmpty)
-            #expect(await f.clock.waits.receive() == f.clock.now.advanced(by: .milliseconds(500)))
-            f.clock.advance(by: .milliseconds(500))
-            #expect(await f.opener.attempts.receive() == 2)
-            // The runtime starts on a connected broker: its supervisor publishes state and the
-            // device list (only the supervisor publishes that).
-            await f.broker.awaitPublish(on: f.topics.bridgeDevices)
-            #expect(f.broker.texts(f.topics.bridgeState).count >= 2)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await f.service.run() }
+                #expect(await f.opener.attempts.receive() == 1)
+                #expect(f.broker.subscriptions == [
+                    "ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+", "homeassistant/status",
+                    "homeassistant/sensor/+/+/config",
+                ])
+                // Connected while the bus is away: the service says `online` itself.
+                f.broker.connect()
+                try await f.broker.awaitPublish(on: f.topics.bridgeState, where: { $0 == "online" })
+                #expect(f.broker.texts(f.topics.bridgeDevices).isEmpty)
+                #expect(await f.clock.waits.receive() == f.clock.now.advanced(by: .milliseconds(500)))
+                f.clock.advance(by: .milliseconds(500))
+                #expect(await f.opener.attempts.receive() == 2)
+                // The runtime starts on a connected broker: its supervisor publishes state and the
+                // device list (only the supervisor publishes that).
+                try await f.broker.awaitPublish(on: f.topics.bridgeDevices)
+                #expect(f.broker.texts(f.topics.bridgeState).count >= 2)
 
-            // A reconnection: the supervisor publishes state and devices again.
-            f.broker.disconnect()
-            var mark = f.broker.mark
-            f.broker.connect()
-            await f.broker.awaitPublish(on: f.topics.bridgeState, after: mark, where: { $0 == "online" })
-            await f.broker.awaitPublish(on: f.topics.bridgeDevices, after: mark)
+                // A reconnection: the supervisor publishes state and devices again.
+                f.broker.disconnect()
+                var mark = f.broker.mark
+                f.broker.connect()
+                try await f.broker.awaitPublish(on: f.topics.bridgeState, after: mark, where: { $0 == "online" })
+                try await f.broker.awaitPublish(on: f.topics.bridgeDevices, after: mark)
 
-            // A command for a device nobody knows, delivered by the broker, is answered by intake.
-            mark = f.broker.mark
-            f.broker.deliver("ble/nosuch/180f/2a19/get", "")
-            let result = await f.broker.awaitPublish(on: "ble/nosuch/180f/2a19/result", after: mark)
-            #expect(result.text.contains(#""code":"unknown_characteristic""#))
+                // A command for a device nobody knows, delivered by the broker, is answered by intake.
+                mark = f.broker.mark
+                f.broker.deliver("ble/nosuch/180f/2a19/get", "")
+                let result = try await f.broker.awaitPublish(on: "ble/nosuch/180f/2a19/result", after: mark)
+                #expect(result.text.contains(#""code":"unknown_characteristic""#))
 
-            trigger.triggerGracefulShutdown()
-            try await f.finish(task)
-            #expect(f.broker.last(f.topics.bridgeState) == "offline")
-            #expect(f.opener.closed == 1)
+                trigger.triggerGracefulShutdown()
+                try await f.finish(&group)
+                #expect(f.broker.last(f.topics.bridgeState) == "offline")
+                #expect(f.opener.closed == 1)
+            }
         }
     }
 }

@@ -29,8 +29,6 @@ struct BlueZRuntimeService: Service {
     let clock: any BridgeClock
     let logger: Logger
     let openCentral: CentralOpener
-    /// The sessions' timing (tests shorten it).
-    var timing = SessionTiming()
 
     func run() async throws {
         let topics = TopicMapper(config: config)
@@ -58,8 +56,7 @@ struct BlueZRuntimeService: Service {
                     return
                 }
                 defer { opened.close() }
-                let runtime = Runtime(
-                    config: config, central: opened.central, broker: broker, clock: clock, logger: logger, timing: timing)
+                let runtime = Runtime(config: config, central: opened.central, broker: broker, clock: clock, logger: logger)
                 supervisor.set(runtime.supervisorMailbox)
                 if broker.isConnected { runtime.supervisorMailbox.send(.brokerConnected) }
                 if shutdown.count > 0 { runtime.stop() }

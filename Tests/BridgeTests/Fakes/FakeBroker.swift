@@ -12,8 +12,9 @@ final class FakeBroker: MessageBroker {
     }
 
     private struct Waiter {
+        var id: Int
         var matches: @Sendable (Published) -> Bool
-        var continuation: CheckedContinuation<Published, Never>
+        var continuation: CheckedContinuation<Published, any Error>
     }
 
     private struct State {
@@ -21,6 +22,7 @@ final class FakeBroker: MessageBroker {
         var subscriptions: [String] = []
         var connected = false
         var waiters: [Waiter] = []
+        var nextWaiter = 0
     }
 
     private let state = Mutex(State())
@@ -38,7 +40,7 @@ final class FakeBroker: MessageBroker {
 
     func publish(_ message: MQTTMessage) -> MQTTError? {
         let published = Published(message: message)
-        let woken = state.withLock { s -> [CheckedContinuation<Published, Never>] in
+        let woken = state.withLock { s -> [CheckedContinuation<Published, any Error>] in
             s.log.append(published)
             let due = s.waiters.filter { $0.matches(published) }
             s.waiters.removeAll { $0.matches(published) }
@@ -98,19 +100,33 @@ final class FakeBroker: MessageBroker {
     var mark: Int { state.withLock { $0.log.count } }
 
     /// Waits for a publish on `topic` whose text satisfies `matches`, the first after `mark`
-    /// (published already or to come).
+    /// (published already or to come). Throws `CancellationError` when the task is cancelled (a
+    /// test's time limit ends the wait).
     @discardableResult
     func awaitPublish(
         on topic: String, after mark: Int = 0, where matches: @escaping @Sendable (String) -> Bool = { _ in true }
-    ) async -> Published {
+    ) async throws -> Published {
         let wanted: @Sendable (Published) -> Bool = { $0.message.topic == topic && matches($0.text) }
-        return await withCheckedContinuation { continuation in
-            let found = state.withLock { s -> Published? in
-                if let p = s.log.dropFirst(mark).first(where: wanted) { return p }
-                s.waiters.append(Waiter(matches: wanted, continuation: continuation))
-                return nil
+        let id = state.withLock { s -> Int in
+            s.nextWaiter += 1
+            return s.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let found = state.withLock { s -> Result<Published, any Error>? in
+                    if let p = s.log.dropFirst(mark).first(where: wanted) { return .success(p) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    s.waiters.append(Waiter(id: id, matches: wanted, continuation: continuation))
+                    return nil
+                }
+                if let found { continuation.resume(with: found) }
             }
-            if let found { continuation.resume(returning: found) }
+        } onCancel: {
+            let waiter = state.withLock { s -> Waiter? in
+                guard let i = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.waiters.remove(at: i)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 }
