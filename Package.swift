@@ -92,7 +92,13 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit", "BridgeBase"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),
-        .testTarget(name: "BridgeTests", dependencies: ["Bridge", "BridgeBase", "BridgeCore", "BlueZ", "DBusKit", "MQTT"]),
+        .testTarget(
+            name: "BridgeTests",
+            dependencies: [
+                "Bridge", "BridgeBase", "BridgeCore", "BlueZ", "DBusKit", "MQTT",
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),
         .testTarget(name: "BridgeBaseTests", dependencies: ["BridgeBase"]),
         .testTarget(name: "BluezSimKitTests", dependencies: ["BluezSimKit"]),

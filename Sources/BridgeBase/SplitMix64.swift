@@ -1,11 +1,23 @@
-/// A small, fast, seedable random number generator (SplitMix64), so that
-/// backoff jitter is deterministic under test.
+/// A small, fast, seedable random number generator (SplitMix64): backoff jitter that is
+/// deterministic under test, the simulator's values (the same on every run of a scenario), and
+/// the tests' reproducible fuzz inputs.
 public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     var state: UInt64
 
     /// Creates a generator; equal seeds give equal sequences.
     public init(seed: UInt64) {
         self.state = seed
+    }
+
+    /// A generator seeded from `seed` mixed with the UTF-8 bytes of `text` (FNV-1a), so that
+    /// things named differently (a device address, a characteristic) get different sequences
+    /// from one seed.
+    public init(seed: UInt64, text: String) {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
+        for b in text.utf8 {
+            h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3
+        }
+        state = h
     }
 
     /// The next 64 random bits.

@@ -105,20 +105,6 @@ func printOutput(_ text: String) {
     writeAll(1, text)
 }
 
-/// Writes all of `text` to the file descriptor (retrying short writes and EINTR).
-func writeAll(_ fd: Int32, _ text: String) {
-    var text = text
-    text.withUTF8 { buffer in
-        var offset = 0
-        while offset < buffer.count {
-            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
-        }
-    }
-}
-
 extension BridgeCommand {
     /// `ble-mqtt-bridge run`.
     struct Run {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BluezSimKit
+import BridgeBase
 import DBusKit
 import Dispatch
 import Logging
@@ -119,9 +120,9 @@ struct BluezSimCommand: AsyncParsableCommand {
             }
         }
         do {
-            try await connection.requestName(BluezNames.service)
+            try await connection.requestName(BlueZNames.service)
         } catch {
-            logger.critical("cannot own \(BluezNames.service): \(error)")
+            logger.critical("cannot own \(BlueZNames.service): \(error)")
             throw ExitCode(2)
         }
         print("bluez-sim ready")

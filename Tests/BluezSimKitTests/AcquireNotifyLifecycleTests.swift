@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 import Testing
 
@@ -11,7 +12,7 @@ import Glibc
 /// the client leaving the bus; and a client that does not read.
 @Suite(.serialized) struct AcquireNotifyLifecycleTests {
     static let sensor = AcquireNotifyTests.sensor
-    static let chrc = BluezNames.gattCharacteristic
+    static let chrc = BlueZNames.gattCharacteristic
 
     /// The ways a link ends.
     enum LinkEnd: String, CaseIterable, Sendable {
@@ -34,7 +35,7 @@ import Glibc
             case .dropped: try await h.simulator.dropConnection(address: Self.sensor)
             case .outOfRange: try await h.simulator.setInRange(address: Self.sensor, false)
             case .poweredOff: try await h.simulator.setPowered(false)
-            case .disconnectCall: try await h.call(h.devicePath(Self.sensor), BluezNames.device, "Disconnect")
+            case .disconnectCall: try await h.call(h.devicePath(Self.sensor), BlueZNames.device, "Disconnect")
             case .deviceObjectRemoved: try await h.simulator.removeDeviceObject(address: Self.sensor)
             case .adapterRemoved: try await h.simulator.removeAdapter(named: "hci0")
             }

@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 import Testing
 
@@ -11,7 +12,7 @@ import Glibc
 /// (src/gatt-client.c): packets on the socket, `NotifyAcquired`, and the errors.
 @Suite(.serialized) struct AcquireNotifyTests {
     static let sensor = "C8:12:34:56:78:9A"
-    static let chrc = BluezNames.gattCharacteristic
+    static let chrc = BlueZNames.gattCharacteristic
 
     /// One known sensor; fast timings; every GATT object exported before `ServicesResolved`.
     static let scenario = """
@@ -161,15 +162,15 @@ import Glibc
             try await h.connect(Self.sensor)
             let path = try await h.characteristicPath(Self.sensor, "ffe1")
             let device = h.devicePath(Self.sensor)
-            try await h.call(device, BluezNames.device, "Disconnect")
+            try await h.call(device, BlueZNames.device, "Disconnect")
             await #expect(throws: DBusError("org.bluez.Error.Failed", "Not connected")) { try await h.acquireNotify(path) }
             try await h.simulator.setResolveBehaviour(address: Self.sensor, .delayed(.milliseconds(300)))
-            try await h.call(device, BluezNames.device, "Connect")
-            #expect(try await h.property(device, BluezNames.device, "ServicesResolved") == .bool(false))
+            try await h.call(device, BlueZNames.device, "Connect")
+            #expect(try await h.property(device, BlueZNames.device, "ServicesResolved") == .bool(false))
             let (fd, _) = try await h.acquireNotify(path)
             let socket = ClientSocket(fd: fd)
             defer { socket.close() }
-            #expect(try await h.property(device, BluezNames.device, "ServicesResolved") == .bool(true))
+            #expect(try await h.property(device, BlueZNames.device, "ServicesResolved") == .bool(true))
             _ = try await socket.receive()
         }
     }

@@ -5,7 +5,7 @@ import Testing
 /// Write type and readability decisions from BlueZ Flags.
 @Suite struct CommandWriteTypeTests {
     enum Expected: Sendable, Hashable, CustomStringConvertible {
-        case type(WriteType)
+        case type(GattWriteType)
         case error(CommandErrorCode)
 
         var description: String {
@@ -51,7 +51,7 @@ import Testing
 
     /// `write_types` replace the Flags: a write-only characteristic configured for commands takes them.
     @Test(arguments: [
-        (requestOnly, Set<WriteType>([.request, .command]), false, Expected.type(.command)),
+        (requestOnly, Set<GattWriteType>([.request, .command]), false, Expected.type(.command)),
         (requestOnly, [.request, .command], nil, .type(.request)),
         (requestOnly, [.command], nil, .type(.command)),
         (requestOnly, [.command], true, .error(.unsupportedWriteType)),
@@ -59,8 +59,8 @@ import Testing
         (none, [.command], false, .type(.command)),
         (none, [.command], nil, .type(.command)),
         ([], [.request], true, .type(.request)),
-    ] as [(Set<String>, Set<WriteType>, Bool?, Expected)])
-    func configuredWriteTypes(flags: Set<String>, configured: Set<WriteType>, response: Bool?, expected: Expected) {
+    ] as [(Set<String>, Set<GattWriteType>, Bool?, Expected)])
+    func configuredWriteTypes(flags: Set<String>, configured: Set<GattWriteType>, response: Bool?, expected: Expected) {
         let actual: Expected
         do {
             actual = .type(try WriteTypeDecision.writeType(properties: CharacteristicProperties(bluezFlags: flags), response: response, configured: configured))
@@ -71,10 +71,10 @@ import Testing
     }
 
     @Test func writeTypeMeaning() {
-        #expect(WriteType.request.withResponse)
-        #expect(!WriteType.command.withResponse)
-        #expect(WriteType.request.rawValue == "request")
-        #expect(WriteType.command.rawValue == "command")
+        #expect(GattWriteType.request.withResponse)
+        #expect(!GattWriteType.command.withResponse)
+        #expect(GattWriteType.request.rawValue == "request")
+        #expect(GattWriteType.command.rawValue == "command")
     }
 
     @Test func readable() throws {

@@ -1,3 +1,4 @@
+import BridgeBase
 import Testing
 
 @testable import MQTT
@@ -31,7 +32,7 @@ struct MQTTConfigurationTests {
     func tlsDefaults() throws {
         let configuration = try MQTTConfiguration(url: "mqtts://secure.example", clientID: "c")
         #expect(configuration.port == 8883)
-        #expect(configuration.tls == MQTTConfiguration.TLS())
+        #expect(configuration.tls == TLSSettings())
         #expect(configuration.brokerURL == "mqtts://secure.example:8883")
         let withPort = try MQTTConfiguration(url: "MQTTS://secure.example:9999/", clientID: "c")
         #expect(withPort.port == 9999)

@@ -42,7 +42,7 @@ struct TLSClientTests {
         }
 
         func configuration(
-            clientID: String, port: Int? = nil, password: String? = "s3cret", tls: MQTTConfiguration.TLS
+            clientID: String, port: Int? = nil, password: String? = "s3cret", tls: TLSSettings
         ) -> MQTTConfiguration {
             var configuration = MQTTConfiguration(
                 host: "127.0.0.1", port: port ?? tlsPort, clientID: clientID, username: password == nil ? nil : "bridge",

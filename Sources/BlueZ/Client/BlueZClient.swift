@@ -16,22 +16,13 @@ import Musl
 /// that arrive as `PropertiesChanged` on `Value` go to the ``valueHandler`` straight from the
 /// D-Bus signal task, without an event, so notifications take the shortest path.
 public final class BlueZClient: Sendable {
-    /// Called for every characteristic value BlueZ reports (notifications, indications and
-    /// the `Value` updates after reads): the characteristic path and the bytes.
-    public typealias ValueHandler = @Sendable (_ path: String, _ value: [UInt8]) -> Void
-    /// Called for every `Device1` change of `RSSI`, `ServiceData` or `ManufacturerData` (each
-    /// advertisement BlueZ reports while discovering), from the D-Bus signal task. Returns true
-    /// when it took the report whole: a change of nothing else then yields no ``events`` entry
-    /// (at 1,000 advertisements/s the event consumer would do nothing but skip them).
-    public typealias AdvertisementHandler = @Sendable (BlueZAdvertisement) -> Bool
-
     private struct State {
         var tree = BlueZObjectTree()
         var available = false
         var tasks: [Task<Void, Never>] = []
         var subscriptions: [DBusConnection.SignalSubscription] = []
-        var valueHandler: ValueHandler?
-        var advertisementHandler: AdvertisementHandler?
+        var valueHandler: GattValueHandler?
+        var advertisementHandler: BlueZAdvertisementHandler?
         /// The exported advertisement monitor (BlueZClient+Monitor), kept while the client lives.
         var monitorServer: DBusObjectServer?
     }
@@ -64,7 +55,7 @@ public final class BlueZClient: Sendable {
     }
 
     /// Sets the handler of characteristic values (from signals and from notification sockets).
-    public func setValueHandler(_ handler: ValueHandler?) {
+    public func setValueHandler(_ handler: GattValueHandler?) {
         state.withLock { $0.valueHandler = handler }
         notificationSockets.setHandler(handler)
     }
@@ -74,7 +65,7 @@ public final class BlueZClient: Sendable {
     }
 
     /// Sets the handler of advertisements.
-    public func setAdvertisementHandler(_ handler: AdvertisementHandler?) {
+    public func setAdvertisementHandler(_ handler: BlueZAdvertisementHandler?) {
         state.withLock { $0.advertisementHandler = handler }
     }
 
@@ -190,7 +181,7 @@ public final class BlueZClient: Sendable {
                 }
             }
             let (names, advertisement, handler) = state.withLock {
-                st -> ([String], BlueZAdvertisement?, AdvertisementHandler?) in
+                st -> ([String], BlueZAdvertisement?, BlueZAdvertisementHandler?) in
                 st.tree.propertiesChanged(path: s.path, interface: iface, changed: s.arguments[1], invalidated: invalidated)
                 let names = (s.arguments[1].dictEntries ?? []).compactMap { $0.key.string } + invalidated
                 guard iface == BlueZ.device, let handler = st.advertisementHandler else { return (names, nil, nil) }
@@ -327,17 +318,9 @@ public final class BlueZClient: Sendable {
         return r.first?.bytes ?? []
     }
 
-    /// How a write is sent.
-    public enum WriteType: String, Sendable {
-        /// Write request: the peripheral answers.
-        case request
-        /// Write command: no answer.
-        case command
-    }
-
     /// `GattCharacteristic1.WriteValue` with an explicit type.
     public func writeValue(
-        characteristic: String, value: [UInt8], type: WriteType, timeout: Duration? = nil
+        characteristic: String, value: [UInt8], type: GattWriteType, timeout: Duration? = nil
     ) async throws(BlueZError) {
         _ = try await call(
             characteristic, BlueZ.gattCharacteristic, "WriteValue",

@@ -23,7 +23,7 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
     }
     private struct State {
         var entries: [Int32: Entry] = [:]
-        var handler: BlueZClient.ValueHandler?
+        var handler: GattValueHandler?
         var onClosed: (@Sendable (String) -> Void)?
         /// Bumped on every change: the loop rebuilds its list only then.
         var version = 0
@@ -38,7 +38,7 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
     /// Socket → characteristic path, as of this turn.
     private var paths: [Int32: String] = [:]
     private var events = [epoll_event](repeating: epoll_event(), count: 64)
-    private var handler: BlueZClient.ValueHandler?
+    private var handler: GattValueHandler?
     private var onClosed: (@Sendable (String) -> Void)?
     /// One receive buffer for every packet (an ATT value is at most 512 bytes).
     private var buffer = [UInt8](repeating: 0, count: 1024)
@@ -65,7 +65,7 @@ final class NotificationSockets: PollParticipant, @unchecked Sendable {
     }
 
     /// Where values go (the client's value handler).
-    func setHandler(_ handler: BlueZClient.ValueHandler?) {
+    func setHandler(_ handler: GattValueHandler?) {
         state.withLock { s in
             s.handler = handler
             s.version &+= 1

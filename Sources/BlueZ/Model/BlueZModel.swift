@@ -1,15 +1,9 @@
 import BridgeBase
 import DBusKit
 
-/// BlueZ's D-Bus names.
-public enum BlueZ {
-    public static let service = "org.bluez"
-    public static let adapter = "org.bluez.Adapter1"
-    public static let device = "org.bluez.Device1"
-    public static let gattService = "org.bluez.GattService1"
-    public static let gattCharacteristic = "org.bluez.GattCharacteristic1"
-    public static let gattDescriptor = "org.bluez.GattDescriptor1"
-}
+/// BlueZ's D-Bus names (BridgeBase's ``BlueZNames``, shared with the simulator), by the
+/// module's short name: `BlueZ.device`, `BlueZ.gattCharacteristic`.
+public typealias BlueZ = BlueZNames
 
 /// `Device1.AddressType`.
 public enum AddressType: String, Sendable, Hashable {

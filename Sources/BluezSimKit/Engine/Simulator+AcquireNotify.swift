@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 #if canImport(Glibc)
@@ -58,7 +59,7 @@ extension Simulator {
         socketLoop.wake()
         // Get/GetAll say true from now on; the signal follows the reply (g_dbus's property changes
         // go out from an idle callback after create_sock's reply).
-        server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["NotifyAcquired": .bool(true)],
+        server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["NotifyAcquired": .bool(true)],
                              emit: false)
         activate(c)
         return (clientEnd, d.spec.mtu ?? settings.mtu)
@@ -81,7 +82,7 @@ extension Simulator {
             return true
         }
         guard announce else { return }
-        server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["NotifyAcquired": .bool(true)])
+        server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["NotifyAcquired": .bool(true)])
     }
 
     /// Ends the acquisition of `c` (pending or not): its socket is shut down and closed (the client
@@ -100,8 +101,8 @@ extension Simulator {
             socket.hangUp()
             logger.debug("acquired notify socket closed", metadata: ["path": "\(c.path)", "client": "\(acquisition.owner)"])
         }
-        if server.property(path: c.path, interface: BluezNames.gattCharacteristic, name: "NotifyAcquired") == .bool(true) {
-            server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["NotifyAcquired": .bool(false)],
+        if server.property(path: c.path, interface: BlueZNames.gattCharacteristic, name: "NotifyAcquired") == .bool(true) {
+            server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["NotifyAcquired": .bool(false)],
                                  emit: signal)
         }
         return true

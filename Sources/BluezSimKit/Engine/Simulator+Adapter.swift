@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 /// `org.bluez.Adapter1`: power, discovery sessions and filters, advertisements, device removal.
@@ -80,11 +81,11 @@ extension Simulator {
                 d.hasRSSIProperty = false
                 var names = ["RSSI"]
                 if d.spec.txPower != nil { names.append("TxPower") }
-                server.invalidateProperties(path: d.path, interface: BluezNames.device, names)
+                server.invalidateProperties(path: d.path, interface: BlueZNames.device, names)
             }
         }
         for _ in 0..<max(signals, 1) {
-            server.setProperties(path: a.path, interface: BluezNames.adapter, ["Discovering": .bool(false)])
+            server.setProperties(path: a.path, interface: BlueZNames.adapter, ["Discovering": .bool(false)])
         }
     }
 
@@ -93,7 +94,7 @@ extension Simulator {
         // bluetoothd replies to StartDiscovery first; Discovering follows once the controller scans.
         await sleep(.milliseconds(2))
         guard let a = adapters[path], a.discoveryGeneration == generation else { return }
-        server.setProperties(path: a.path, interface: BluezNames.adapter, ["Discovering": .bool(true)])
+        server.setProperties(path: a.path, interface: BlueZNames.adapter, ["Discovering": .bool(true)])
         while let a = adapters[path], a.discoveryGeneration == generation {
             let now = clock.now
             var wake = now + .seconds(1)
@@ -132,7 +133,7 @@ extension Simulator {
             logger.info("device found", metadata: ["address": "\(d.spec.address)", "name": "\(d.spec.name ?? "")"])
             return
         }
-        let previous = server.property(path: d.path, interface: BluezNames.device, name: "RSSI")
+        let previous = server.property(path: d.path, interface: BlueZNames.device, name: "RSSI")
         var changes: [String: DBusValue] = [:]
         // A fixed RSSI (127, "not available", as btvirt reports) is signalled again with every
         // advertisement, as BlueZ 5.66 did in the realbluez VM; a changing one when it changes.
@@ -154,7 +155,7 @@ extension Simulator {
         }
         d.hasRSSIProperty = true
         if !changes.isEmpty {
-            server.setProperties(path: d.path, interface: BluezNames.device, changes)
+            server.setProperties(path: d.path, interface: BlueZNames.device, changes)
         }
     }
 

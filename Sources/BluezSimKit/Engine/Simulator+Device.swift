@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 /// `org.bluez.Device1`: connecting, resolving services, disconnecting, pairing.
@@ -57,7 +58,7 @@ extension Simulator {
         if !d.exported { exportDevice(d) }
         // BlueZ 5.66 sets Connected without signalling it on the central's device object
         // (device_add_connection: "already connected"); Get/GetAll report true.
-        server.setProperties(path: d.path, interface: BluezNames.device, ["Connected": .bool(true)],
+        server.setProperties(path: d.path, interface: BlueZNames.device, ["Connected": .bool(true)],
                              emit: settings.signalConnected)
         logger.info("connected", metadata: ["address": "\(d.spec.address)"])
         persistKnownDevices()
@@ -88,7 +89,7 @@ extension Simulator {
         d.temporary = false
         if !d.exported { exportDevice(d) }
         d.connection = .disconnecting
-        server.setProperties(path: d.path, interface: BluezNames.device, ["Connected": .bool(true)])
+        server.setProperties(path: d.path, interface: BlueZNames.device, ["Connected": .bool(true)])
         let path = d.path
         let downAfter = fault.downAfter
         Task { [weak self] in
@@ -103,7 +104,7 @@ extension Simulator {
         guard let d = devices[path], d.linkGeneration == generation, d.connection == .disconnecting else { return }
         d.linkGeneration &+= 1
         d.connection = .disconnected
-        server.setProperties(path: d.path, interface: BluezNames.device, ["Connected": .bool(false)])
+        server.setProperties(path: d.path, interface: BlueZNames.device, ["Connected": .bool(false)])
     }
 
     /// Resolves the services of a new connection. At the first connection (no cached GATT objects)
@@ -165,7 +166,7 @@ extension Simulator {
         logger.info("services resolved, exporting GATT objects", metadata: ["address": "\(d.spec.address)"])
         await exportGattGradually(d)
         guard d.linkGeneration == generation, d.connection == .connected else { return }
-        server.setProperties(path: d.path, interface: BluezNames.device, ["ServicesResolved": .bool(true)], emit: false)
+        server.setProperties(path: d.path, interface: BlueZNames.device, ["ServicesResolved": .bool(true)], emit: false)
         resumeNotifications(d)
     }
 
@@ -177,7 +178,7 @@ extension Simulator {
     func markResolved(_ d: SimulatedDevice, queryable: Bool = true) {
         var changes: [String: DBusValue] = [:]
         let uuids = Set(d.spec.advertisedServices).union(d.gatt.resolvedUUIDs).sorted()
-        if server.property(path: d.path, interface: BluezNames.device, name: "UUIDs") != .stringArray(uuids) {
+        if server.property(path: d.path, interface: BlueZNames.device, name: "UUIDs") != .stringArray(uuids) {
             changes["UUIDs"] = .stringArray(uuids)
         }
         if let gap = d.spec.gapName, d.currentName != gap {
@@ -186,13 +187,13 @@ extension Simulator {
             changes["Alias"] = .string(gap)
         }
         if let modalias = d.gatt.modalias,
-           server.property(path: d.path, interface: BluezNames.device, name: "Modalias") != .string(modalias) {
+           server.property(path: d.path, interface: BlueZNames.device, name: "Modalias") != .string(modalias) {
             changes["Modalias"] = .string(modalias)
         }
         changes["ServicesResolved"] = .bool(true)
         d.servicesResolved = true
         server.setProperties(
-            path: d.path, interface: BluezNames.device, changes,
+            path: d.path, interface: BlueZNames.device, changes,
             stored: queryable ? [:] : ["ServicesResolved": .bool(false)])
         if !d.servicesKnown {
             d.servicesKnown = true
@@ -201,7 +202,7 @@ extension Simulator {
         if let battery = d.gatt.batteryLevel, !d.batteryExported {
             d.batteryExported = true
             server.addInterfaces(path: d.path, [
-                DBusInterfaceExport(name: BluezNames.battery, properties: [
+                DBusInterfaceExport(name: BlueZNames.battery, properties: [
                     "Percentage": .byte(min(battery.value.first ?? 0, 100)),
                     "Source": .string("GATT Battery Service"),
                 ]),
@@ -214,8 +215,8 @@ extension Simulator {
         var uuids = Set(d.spec.advertisedServices)
         uuids.formUnion(d.gatt.resolvedUUIDs)
         let sorted = uuids.sorted()
-        if server.property(path: d.path, interface: BluezNames.device, name: "UUIDs") != .stringArray(sorted) {
-            server.setProperties(path: d.path, interface: BluezNames.device, ["UUIDs": .stringArray(sorted)])
+        if server.property(path: d.path, interface: BlueZNames.device, name: "UUIDs") != .stringArray(sorted) {
+            server.setProperties(path: d.path, interface: BlueZNames.device, ["UUIDs": .stringArray(sorted)])
         }
         if !d.servicesKnown {
             d.servicesKnown = true
@@ -275,10 +276,10 @@ extension Simulator {
             changes["RSSI"] = .int16(d.rssi)
             d.hasRSSIProperty = true
         }
-        if signal { server.setProperties(path: d.path, interface: BluezNames.device, changes) }
+        if signal { server.setProperties(path: d.path, interface: BlueZNames.device, changes) }
         if d.batteryExported {
             d.batteryExported = false
-            if signal { server.removeInterfaces(path: d.path, names: [BluezNames.battery]) }
+            if signal { server.removeInterfaces(path: d.path, names: [BlueZNames.battery]) }
         }
         // bluetoothd shuts every acquired socket down (btd_gatt_client_disconnected): the clients
         // see POLLHUP, then NotifyAcquired goes false (sock_hup -> destroy_sock).
@@ -288,8 +289,9 @@ extension Simulator {
         if dropGatt && d.gattExported { removeGatt(d) }
     }
 
-    /// Removes the GATT objects of `d` (and the notification sessions and acquired sockets with them).
-    func removeGatt(_ d: SimulatedDevice) {
+    /// Ends the notification sessions and acquired sockets of `d`'s characteristics, without
+    /// signals (their objects are going away).
+    func dropNotifications(_ d: SimulatedDevice) {
         for c in d.gatt.characteristics {
             releaseAcquisition(c, signal: false)
             c.state.withLock { s in
@@ -297,6 +299,11 @@ extension Simulator {
                 s.active = false
             }
         }
+    }
+
+    /// Removes the GATT objects of `d` (and the notification sessions and acquired sockets with them).
+    func removeGatt(_ d: SimulatedDevice) {
+        dropNotifications(d)
         for s in d.gatt.services.reversed() { server.removeSubtree(path: s.path) }
         d.gattExported = false
         d.gattEpoch &+= 1
@@ -310,7 +317,7 @@ extension Simulator {
         guard d.connection == .connected else { throw BluezError.failed("Authentication Failed") }
         d.paired = true
         d.temporary = false
-        server.setProperties(path: d.path, interface: BluezNames.device, ["Paired": .bool(true), "Bonded": .bool(true)])
+        server.setProperties(path: d.path, interface: BlueZNames.device, ["Paired": .bool(true), "Bonded": .bool(true)])
         persistKnownDevices()
     }
 }

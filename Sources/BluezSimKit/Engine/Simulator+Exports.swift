@@ -7,7 +7,7 @@ extension Simulator {
 
     func rootInterfaces() -> [DBusInterfaceExport] {
         [
-            DBusInterfaceExport(name: BluezNames.agentManager, methods: [
+            DBusInterfaceExport(name: BlueZNames.agentManager, methods: [
                 "RegisterAgent": DBusMethod(in: "os") { [weak self] inv in
                     try await self?.registerAgent(sender: inv.sender, path: inv.arguments[0].string ?? "",
                                                   capability: inv.arguments[1].string ?? "")
@@ -22,7 +22,7 @@ extension Simulator {
                     return []
                 },
             ]),
-            DBusInterfaceExport(name: BluezNames.profileManager, methods: [
+            DBusInterfaceExport(name: BlueZNames.profileManager, methods: [
                 "RegisterProfile": DBusMethod(in: "osa{sv}") { _ in [] },
                 "UnregisterProfile": DBusMethod(in: "o") { _ in [] },
             ]),
@@ -80,7 +80,7 @@ extension Simulator {
         // bluetoothd 5.66 offers passive scanning only with --experimental.
         let monitors = options.connectDevice ? [monitorManagerInterface(a)] : []
         return monitors + [
-            DBusInterfaceExport(name: BluezNames.adapter, properties: properties, methods: methods,
+            DBusInterfaceExport(name: BlueZNames.adapter, properties: properties, methods: methods,
                                 setProperty: { [weak self] path, name, value throws(DBusError) in
                                     try Self.checkAdapterProperty(name: name, value: value)
                                     if name == "Powered", let on = value.bool {
@@ -148,7 +148,7 @@ extension Simulator {
     }
 
     func deviceInterface(_ d: SimulatedDevice, rssi: Int16?) -> DBusInterfaceExport {
-        DBusInterfaceExport(name: BluezNames.device, properties: deviceProperties(d, rssi: rssi), methods: [
+        DBusInterfaceExport(name: BlueZNames.device, properties: deviceProperties(d, rssi: rssi), methods: [
             "Connect": DBusMethod { [weak self] inv in
                 try await self?.connect(device: inv.path)
                 return []
@@ -212,7 +212,7 @@ extension Simulator {
         let mtu = d.spec.mtu ?? settings.mtu
         var out: [(String, DBusInterfaceExport)] = []
         for s in d.gatt.services {
-            out.append((s.path, DBusInterfaceExport(name: BluezNames.gattService, properties: [
+            out.append((s.path, DBusInterfaceExport(name: BlueZNames.gattService, properties: [
                 "UUID": .string(s.uuid),
                 "Device": .objectPath(d.path),
                 "Primary": .bool(s.primary),
@@ -239,7 +239,7 @@ extension Simulator {
         if c.canNotify { p["Notifying"] = .bool(c.isActive) }
         if c.clientFlags.contains("notify") { p["NotifyAcquired"] = .bool(false) }
         if c.clientFlags.contains("write-without-response") { p["WriteAcquired"] = .bool(false) }
-        return DBusInterfaceExport(name: BluezNames.gattCharacteristic, properties: p, methods: [
+        return DBusInterfaceExport(name: BlueZNames.gattCharacteristic, properties: p, methods: [
             "ReadValue": DBusMethod(in: "a{sv}", out: "ay") { [weak self] inv in
                 guard let self else { return [] }
                 let v = try await self.readValue(characteristic: inv.path, options: inv.arguments[0].stringDict ?? [:])
@@ -274,7 +274,7 @@ extension Simulator {
     }
 
     func descriptorInterface(_ desc: SimDescriptor, characteristic c: SimCharacteristic) -> DBusInterfaceExport {
-        DBusInterfaceExport(name: BluezNames.gattDescriptor, properties: [
+        DBusInterfaceExport(name: BlueZNames.gattDescriptor, properties: [
             "UUID": .string(desc.uuid),
             "Characteristic": .objectPath(c.path),
             "Value": .bytes([]),

@@ -86,7 +86,7 @@ extension Simulator {
     /// `adapter` nil: every adapter.
     public func setPowered(_ on: Bool, adapter: String? = nil) throws(DBusError) {
         for a in try adaptersNamed(adapter) where a.present && a.powered != on {
-            server.setProperties(path: a.path, interface: BluezNames.adapter, ["Powered": .bool(on)])
+            server.setProperties(path: a.path, interface: BlueZNames.adapter, ["Powered": .bool(on)])
             applyPowered(adapter: a.path, on)
         }
     }
@@ -132,13 +132,7 @@ extension Simulator {
 
     /// Removes a known device's objects but keeps what bluetoothd stores about it (known, paired).
     func hideDevice(_ d: SimulatedDevice) {
-        for c in d.gatt.characteristics {
-            releaseAcquisition(c, signal: false)
-            c.state.withLock { s in
-                s.sessions.removeAll()
-                s.active = false
-            }
-        }
+        dropNotifications(d)
         server.removeSubtree(path: d.path)
         d.exported = false
         d.gattExported = false
@@ -192,7 +186,7 @@ extension Simulator {
 
     func adaptersNamed(_ name: String?) throws(DBusError) -> [SimulatedAdapter] {
         guard let name, !name.isEmpty else { return adapterOrder.compactMap { adapters[$0] } }
-        let path = name.hasPrefix("/") ? name : BluezNames.adapterPath(name)
+        let path = name.hasPrefix("/") ? name : BlueZNames.adapterPath(name)
         guard let a = adapters[path] else {
             throw DBusError(SimulatorControl.ErrorName.unknownAdapter, "No adapter \(name) in the scenario")
         }

@@ -68,7 +68,7 @@ extension Simulator {
         }
         let out = Array(value[offset...])
         // bluetoothd writes what it read into its cache and signals the new Value.
-        server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Value": .bytes(out)])
+        server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["Value": .bytes(out)])
         if c.isBatteryLevel && offset == 0 { Self.updateBatteryPercentage(server: server, characteristic: c, value: out) }
         return out
     }
@@ -311,8 +311,8 @@ extension Simulator {
         }
         guard let token else { return }
         if sessions,
-           server.property(path: c.path, interface: BluezNames.gattCharacteristic, name: "Notifying") != .bool(true) {
-            server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Notifying": .bool(true)])
+           server.property(path: c.path, interface: BlueZNames.gattCharacteristic, name: "Notifying") != .bool(true) {
+            server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["Notifying": .bool(true)])
         }
         if let interval = c.interval {
             scheduler.schedule(c, token: token, interval: interval)
@@ -328,8 +328,8 @@ extension Simulator {
             return (removed, s.sessions.isEmpty)
         }
         if removed && empty,
-           server.property(path: c.path, interface: BluezNames.gattCharacteristic, name: "Notifying") == .bool(true) {
-            server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Notifying": .bool(false)])
+           server.property(path: c.path, interface: BlueZNames.gattCharacteristic, name: "Notifying") == .bool(true) {
+            server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["Notifying": .bool(false)])
         }
         return removed
     }
@@ -350,7 +350,7 @@ extension Simulator {
         }
         guard offset <= value.count else { throw BluezError.att(0x07) }
         let out = Array(value[offset...])
-        server.setProperties(path: desc.path, interface: BluezNames.gattDescriptor, ["Value": .bytes(out)])
+        server.setProperties(path: desc.path, interface: BlueZNames.gattDescriptor, ["Value": .bytes(out)])
         return out
     }
 

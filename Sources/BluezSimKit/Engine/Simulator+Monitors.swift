@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 
 /// `org.bluez.AdvertisementMonitorManager1` (bluetoothd 5.66 offers it only with `--experimental`,
@@ -6,8 +7,8 @@ import DBusKit
 /// `Activate`, and from then on reports the advertisements of matching devices on `Device1`
 /// (and calls `DeviceFound`) without a discovery session.
 extension Simulator {
-    static let monitorInterface = "org.bluez.AdvertisementMonitor1"
-    static let monitorManagerInterface = "org.bluez.AdvertisementMonitorManager1"
+    static let monitorInterface = BlueZNames.advertisementMonitor
+    static let monitorManagerInterface = BlueZNames.advertisementMonitorManager
 
     func monitorManagerInterface(_ a: SimulatedAdapter) -> DBusInterfaceExport {
         DBusInterfaceExport(

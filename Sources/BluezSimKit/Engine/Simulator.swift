@@ -92,7 +92,7 @@ public actor Simulator {
             adapterOrder.append(a.path)
         }
         for spec in scenario.devices {
-            let d = SimulatedDevice(spec: spec, adapterPath: BluezNames.adapterPath(spec.adapter), settings: scenario.settings,
+            let d = SimulatedDevice(spec: spec, adapterPath: BlueZNames.adapterPath(spec.adapter), settings: scenario.settings,
                                     genericAttributeService: options.genericAttributeService)
             devices[d.path] = d
             deviceOrder.append(d.path)
@@ -105,7 +105,7 @@ public actor Simulator {
         guard !started else { return }
         started = true
         server.addObjectManager(path: "/")
-        server.addInterfaces(path: BluezNames.root, rootInterfaces())
+        server.addInterfaces(path: BlueZNames.root, rootInterfaces())
         for path in adapterOrder {
             server.addInterfaces(path: path, adapterInterfaces(adapters[path]!))
         }
@@ -124,7 +124,7 @@ public actor Simulator {
             }
         }
         for k in stored where !deviceOrder.contains(where: {
-            devices[$0]!.spec.address == k.address && devices[$0]!.adapterPath == BluezNames.adapterPath(k.adapter)
+            devices[$0]!.spec.address == k.address && devices[$0]!.adapterPath == BlueZNames.adapterPath(k.adapter)
         }) {
             logger.warning("stored device is not in the scenario, ignored", metadata: ["address": "\(k.address)", "adapter": "\(k.adapter)"])
         }
@@ -160,7 +160,7 @@ public actor Simulator {
         for path in adapterOrder {
             guard let a = adapters[path], a.present else { continue }
             if a.powered {
-                server.setProperties(path: a.path, interface: BluezNames.adapter, ["Powered": .bool(false)])
+                server.setProperties(path: a.path, interface: BlueZNames.adapter, ["Powered": .bool(false)])
                 applyPowered(adapter: a.path, false)
             }
         }
@@ -267,7 +267,7 @@ public actor Simulator {
                 c.socketDropCount.add(1, ordering: .relaxed)
             }
         } else {
-            server.setProperties(path: c.path, interface: BluezNames.gattCharacteristic, ["Value": .bytes(value)])
+            server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["Value": .bytes(value)])
             c.notificationCount.add(1, ordering: .relaxed)
         }
         log?.append(prefix: c.logPrefix, bytes: value)
@@ -279,9 +279,9 @@ public actor Simulator {
     static func updateBatteryPercentage(server: DBusObjectServer, characteristic c: SimCharacteristic, value: [UInt8]) {
         guard let first = value.first else { return }
         let percentage = DBusValue.byte(min(first, 100))
-        guard let current = server.property(path: c.devicePath, interface: BluezNames.battery, name: "Percentage"),
+        guard let current = server.property(path: c.devicePath, interface: BlueZNames.battery, name: "Percentage"),
               current != percentage else { return }
-        server.setProperties(path: c.devicePath, interface: BluezNames.battery, ["Percentage": percentage])
+        server.setProperties(path: c.devicePath, interface: BlueZNames.battery, ["Percentage": percentage])
     }
 }
 

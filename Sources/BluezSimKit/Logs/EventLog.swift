@@ -59,17 +59,7 @@ public final class EventLog: Sendable {
     public func flush() {
         buffer.withLock { buf in
             guard !buf.isEmpty else { return }
-            buf.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n <= 0 {
-                        if n < 0 && errno == EINTR { continue }
-                        break
-                    }
-                    offset += n
-                }
-            }
+            writeAll(fd, buf)
             buf.removeAll(keepingCapacity: true)
         }
     }

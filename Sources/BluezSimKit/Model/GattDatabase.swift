@@ -38,13 +38,13 @@ public struct GattDatabase: Sendable {
         var built: [SimService] = []
         for s in services {
             let start = next
-            let servicePath = devicePath + "/" + BluezNames.handleComponent("service", start)
+            let servicePath = devicePath + "/" + BlueZNames.handleComponent("service", start)
             next &+= 1
             var chars: [SimCharacteristic] = []
             for c in s.characteristics {
                 let decl = next
                 next &+= 2  // declaration + value
-                let charPath = servicePath + "/" + BluezNames.handleComponent("char", decl)
+                let charPath = servicePath + "/" + BlueZNames.handleComponent("char", decl)
                 var descs: [SimDescriptor] = []
                 let clientFlags = SimCharacteristic.clientFlags(c.flags)
                 let notifies = clientFlags.contains("notify") || clientFlags.contains("indicate")

@@ -80,7 +80,7 @@ public final class SimCharacteristic: Sendable {
         self.devicePath = String(servicePath[..<(servicePath.lastIndex(of: "/") ?? servicePath.endIndex)])
         self.handle = handle
         self.servicePath = servicePath
-        self.path = servicePath + "/" + BluezNames.handleComponent("char", handle)
+        self.path = servicePath + "/" + BlueZNames.handleComponent("char", handle)
         self.address = address
         self.interval = spec.interval
         self.echoTo = spec.echoTo
@@ -88,7 +88,7 @@ public final class SimCharacteristic: Sendable {
         self.descriptors = descriptors
         self.logPrefix = Array((address + " " + spec.uuid + " ").utf8)
         let generator = spec.generator.map {
-            ValueGenerator(spec: $0, seed: SimRandom(seed: seed, text: address + spec.uuid))
+            ValueGenerator(spec: $0, seed: SplitMix64(seed: seed, text: address + spec.uuid))
         }
         var initial = spec.value
         // A generated characteristic without an explicit start value starts at the generator's first value.
@@ -183,7 +183,7 @@ public final class SimDescriptor: Sendable {
     init(uuid: String, handle: UInt16, characteristicPath: String, value: [UInt8], flags: [String]) {
         self.uuid = uuid
         self.handle = handle
-        self.path = characteristicPath + "/" + BluezNames.handleComponent("desc", handle)
+        self.path = characteristicPath + "/" + BlueZNames.handleComponent("desc", handle)
         self.flags = flags
         self.value = Mutex(value)
     }

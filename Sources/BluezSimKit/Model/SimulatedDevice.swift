@@ -1,3 +1,5 @@
+import BridgeBase
+
 /// The link state of a simulated device.
 public enum ConnectionState: Sendable, Equatable {
     /// No link.
@@ -37,7 +39,7 @@ final class SimulatedDevice {
     var gattExported = false
     /// Current RSSI of the random walk.
     var rssi: Int16
-    var random: SimRandom
+    var random: SplitMix64
     /// The `RSSI` property is present (it is invalidated when discovery stops).
     var hasRSSIProperty = false
     /// Service data of its advertisements: the scenario's, replaced by each broadcast packet.
@@ -71,14 +73,14 @@ final class SimulatedDevice {
     init(spec: PeripheralSpec, adapterPath: String, settings: ScenarioSettings, genericAttributeService: Bool) {
         self.spec = spec
         self.adapterPath = adapterPath
-        self.path = BluezNames.devicePath(adapter: adapterPath, address: spec.address)
+        self.path = BlueZNames.devicePath(adapter: adapterPath, address: spec.address)
         self.gatt = GattDatabase(spec: spec, devicePath: path, genericAttributeService: genericAttributeService,
                                  seed: settings.seed)
         self.inRange = spec.inRange
         self.paired = spec.paired
         self.rssi = spec.rssi
         self.currentName = spec.name
-        self.random = SimRandom(seed: settings.seed, text: "rssi" + spec.address)
+        self.random = SplitMix64(seed: settings.seed, text: "rssi" + spec.address)
         self.serviceData = spec.serviceData
         if let broadcast = spec.broadcast {
             let frame = BroadcastFrames.frame(broadcast, packet: 0, address: spec.address)
@@ -138,7 +140,7 @@ final class SimulatedAdapter {
 
     init(spec: AdapterSpec) {
         self.spec = spec
-        self.path = BluezNames.adapterPath(spec.name)
+        self.path = BlueZNames.adapterPath(spec.name)
         self.powered = spec.powered
     }
 

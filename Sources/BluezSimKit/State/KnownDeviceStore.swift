@@ -1,3 +1,4 @@
+import BridgeBase
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -72,20 +73,9 @@ public struct KnownDeviceStore: Sendable {
         let tmp = path + ".tmp"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
-        var bytes = Array(text.utf8)
-        var offset = 0
-        bytes.withUnsafeMutableBytes { raw in
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n <= 0 {
-                    if n < 0 && errno == EINTR { continue }
-                    break
-                }
-                offset += n
-            }
-        }
+        let failed = writeAll(fd, text) != nil
         close(fd)
-        if offset == bytes.count { rename(tmp, path) } else { unlink(tmp) }
+        if failed { unlink(tmp) } else { rename(tmp, path) }
     }
 
     static func readFile(_ path: String) -> String? {

@@ -1,3 +1,5 @@
+import BridgeBase
+
 /// How a characteristic's successive values are produced (scenario `generator:`).
 public enum ValueGeneratorSpec: Sendable, Hashable {
     /// The given values, cycled.
@@ -21,13 +23,13 @@ public enum ValueGeneratorSpec: Sendable, Hashable {
 public struct ValueGenerator: Sendable {
     /// What this generator produces.
     public let spec: ValueGeneratorSpec
-    private var rng: SimRandom
+    private var rng: SplitMix64
     private var index: UInt64 = 0
     private var level: Double
     private var energy: Int = 0
 
     /// A generator for `spec` seeded with `seed`.
-    public init(spec: ValueGeneratorSpec, seed: SimRandom) {
+    public init(spec: ValueGeneratorSpec, seed: SplitMix64) {
         self.spec = spec
         self.rng = seed
         switch spec {

@@ -5,6 +5,9 @@ import MQTT
 /// Takes every message of the bridge's subscriptions, in arrival order: `/set` and `/get` go to
 /// their device's session queue with their deadline (SPEC §4); bridge requests and Home
 /// Assistant's status go to the supervisor. Unknown devices are answered at once.
+///
+/// It knows the broker only as a ``MessageBroker`` (through its responder) and a stream of
+/// ``MQTTMessage``s.
 struct CommandIntake: Sendable {
     let topics: TopicMapper
     let registry: DeviceRegistry
@@ -17,6 +20,22 @@ struct CommandIntake: Sendable {
     /// `{prefix}/status` when Home Assistant discovery is on.
     let homeAssistantStatus: String?
 
+    /// The topic filters whose messages intake takes: the commands and bridge requests, and with
+    /// Home Assistant discovery its status topic and the retained per-entity configs of earlier
+    /// versions (cleared by the supervisor).
+    static func filters(topics: TopicMapper, homeAssistantDiscovery: Bool) -> [String] {
+        guard homeAssistantDiscovery else { return topics.commandFilters }
+        return topics.commandFilters + [
+            HomeAssistantDiscovery.statusTopic(topics), HomeAssistantDiscovery.legacyFilter(topics),
+        ]
+    }
+
+    /// Takes the messages in arrival order until the stream finishes or the task is cancelled.
+    func run(_ messages: AsyncStream<MQTTMessage>) async {
+        for await message in messages { handle(message) }
+    }
+
+    /// Takes one message.
     func handle(_ message: MQTTMessage) {
         if let status = homeAssistantStatus {
             if message.topic == status {

@@ -1,8 +1,11 @@
 import BlueZ
+import BridgeBase
 import DBusKit
 
 /// What the runtime needs of BlueZ: the object tree with its changes, values as they arrive, and
 /// the calls of the central role. ``BlueZClient`` is the real one; tests use an in-memory fake.
+/// Its values are types of their own (``GattValueHandler``, ``BlueZAdvertisementHandler``,
+/// ``AdvertisementMonitorPattern``, ``GattWriteType``), not the client's.
 ///
 /// Every call completes (with an error when the bus goes away) and is cancelled with its task.
 public protocol BluetoothCentral: Sendable {
@@ -17,15 +20,15 @@ public protocol BluetoothCentral: Sendable {
     /// Reads the tree under its lock.
     func withTree<R>(_ body: (BlueZObjectTree) -> R) -> R
     /// Where characteristic values go, straight from the D-Bus thread.
-    func setValueHandler(_ handler: BlueZClient.ValueHandler?)
+    func setValueHandler(_ handler: GattValueHandler?)
     /// Where advertisements (`RSSI`, `ServiceData`, `ManufacturerData` changes) go, straight
     /// from the D-Bus thread.
-    func setAdvertisementHandler(_ handler: BlueZClient.AdvertisementHandler?)
+    func setAdvertisementHandler(_ handler: BlueZAdvertisementHandler?)
 
     func setProperty(_ path: String, interface: String, name: String, value: DBusValue) async throws(BlueZError)
     func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool) async throws(BlueZError)
     /// Passive scanning: registers an advertisement monitor with these or-patterns.
-    func registerAdvertisementMonitor(adapter: String, patterns: [BlueZClient.MonitorPattern]) async throws(BlueZError)
+    func registerAdvertisementMonitor(adapter: String, patterns: [AdvertisementMonitorPattern]) async throws(BlueZError)
     func startDiscovery(adapter: String) async throws(BlueZError)
     func stopDiscovery(adapter: String) async throws(BlueZError)
     func removeDevice(adapter: String, device: String) async throws(BlueZError)
@@ -42,7 +45,7 @@ public protocol BluetoothCentral: Sendable {
     func stopNotify(characteristic: String) async throws(BlueZError)
     func readValue(characteristic: String, timeout: Duration?) async throws(BlueZError) -> [UInt8]
     func writeValue(
-        characteristic: String, value: [UInt8], type: BlueZClient.WriteType, timeout: Duration?
+        characteristic: String, value: [UInt8], type: GattWriteType, timeout: Duration?
     ) async throws(BlueZError)
 }
 

@@ -1,5 +1,4 @@
 import BlueZ
-import BridgeBase
 import BridgeCore
 import DBusKit
 import Logging
@@ -7,51 +6,61 @@ import MQTT
 import ServiceLifecycle
 import Synchronization
 
-/// The D-Bus connection, the BlueZ client and the supervisor with its sessions, as a `Service`.
-/// It also feeds the broker's messages to command intake and its connection events to the
-/// supervisor. Graceful shutdown stops the supervisor (bounded), then closes the bus.
+/// The BlueZ side of the bridge and the supervisor with its sessions, as a `Service`, over the two
+/// seams: it opens a ``BluetoothCentral`` (retrying with backoff until that works), subscribes the
+/// ``MessageBroker`` to what command intake takes and feeds it the broker's messages, and tells
+/// the supervisor of every broker connection. Graceful shutdown stops the supervisor (bounded),
+/// then closes the central.
 ///
-/// `bridge/state` is `online` as soon as the broker takes the connection, also while the bus
-/// or BlueZ is not there yet (the health object and the log say what is missing).
+/// `bridge/state` is `online` as soon as the broker takes the connection, also while BlueZ's bus
+/// is not there yet (the health object and the log say what is missing).
 struct BlueZRuntimeService: Service {
+    /// An opened central and how to close what it runs on (the D-Bus connection).
+    struct OpenedCentral: Sendable {
+        var central: any BluetoothCentral
+        var close: @Sendable () -> Void
+    }
+
+    /// Opens the central; throws while its bus cannot be reached.
+    typealias CentralOpener = @Sendable () throws(DBusError) -> OpenedCentral
+
     let config: BridgeConfig
-    let mqtt: MQTTClient
+    let broker: any MessageBroker
+    let clock: any BridgeClock
     let logger: Logger
-    let loop: PollLoop
-    let connectBus: BridgeService.BusConnector
+    let openCentral: CentralOpener
 
     func run() async throws {
         let topics = TopicMapper(config: config)
+        let filters = CommandIntake.filters(topics: topics, homeAssistantDiscovery: config.homeAssistant.discovery)
+        for filter in filters { broker.subscribe(filter, qos: 1) }
         let supervisor = SupervisorSlot()
         let shutdown = Mailbox<Void>()
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                group.addTask { [mqtt] in
-                    for await event in mqtt.events {
+                group.addTask { [broker] in
+                    for await event in broker.events {
                         guard case .connected = event else { continue }
                         if let mailbox = supervisor.mailbox {
                             mailbox.send(.brokerConnected)
                         } else {
-                            mqtt.publish(topic: topics.bridgeState, payload: Array("online".utf8), qos: 1, retain: true)
+                            broker.publish(topics.bridgeState, text: "online", retain: true)
                         }
                     }
                 }
                 defer { group.cancelAll() }
-                guard let bus = await openBus(until: shutdown) else {
+                guard let opened = await openCentral(until: shutdown) else {
                     // No runtime ever ran: say `offline` here (the MQTT client drains it at its
                     // clean disconnect, which sends no last will).
-                    mqtt.publish(topic: topics.bridgeState, payload: Array("offline".utf8), qos: 1, retain: true)
+                    broker.publish(topics.bridgeState, text: "offline", retain: true)
                     return
                 }
-                defer { bus.close() }
-                let bluez = BlueZClient(connection: bus, logger: logger)
-                let runtime = Runtime(config: config, central: bluez, broker: mqtt, clock: LiveClock(), logger: logger)
+                defer { opened.close() }
+                let runtime = Runtime(config: config, central: opened.central, broker: broker, clock: clock, logger: logger)
                 supervisor.set(runtime.supervisorMailbox)
-                if mqtt.isConnected { runtime.supervisorMailbox.send(.brokerConnected) }
+                if broker.isConnected { runtime.supervisorMailbox.send(.brokerConnected) }
                 if shutdown.count > 0 { runtime.stop() }
-                group.addTask { [mqtt] in
-                    for await message in mqtt.messages { runtime.intake.handle(message) }
-                }
+                group.addTask { [broker] in await runtime.intake.run(broker.messages) }
                 await runtime.run()
             }
         } onGracefulShutdown: {
@@ -60,13 +69,13 @@ struct BlueZRuntimeService: Service {
         }
     }
 
-    /// Connects to the bus, retrying with backoff until it works or shutdown is requested.
-    private func openBus(until shutdown: Mailbox<Void>) async -> DBusConnection? {
+    /// Opens the central, retrying with backoff (500 ms doubling up to 10 s) until it works or
+    /// shutdown is requested (nil then).
+    private func openCentral(until shutdown: Mailbox<Void>) async -> OpenedCentral? {
         var delay = Duration.milliseconds(500)
-        let clock = LiveClock()
         while !Task.isCancelled && shutdown.count == 0 {
             do {
-                return try connectBus(logger, loop)
+                return try openCentral()
             } catch {
                 logger.warning("cannot connect to the D-Bus system bus: \(error); retrying in \(delay)")
             }

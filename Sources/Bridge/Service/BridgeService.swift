@@ -29,21 +29,21 @@ public struct BridgeService: Service {
         self.connectBus = connectBus
     }
 
-    /// The MQTT client configuration for a bridge configuration, with `offline` as last will.
+    /// The MQTT client configuration for a bridge configuration: the broker, its credentials and
+    /// TLS files (with an `mqtts://` URL), the protocol, the keep-alive, the reconnect backoff of
+    /// `reconnect` (shared with the peripherals) and `offline` on `bridge/state` as last will.
     public static func mqttConfiguration(for config: BridgeConfig) -> MQTTConfiguration {
         let topics = TopicMapper(config: config)
         let url = config.mqtt.url
-        var tls: MQTTConfiguration.TLS?
-        if url.usesTLS {
-            tls = MQTTConfiguration.TLS(
-                caFile: config.mqtt.tls?.caFile, certFile: config.mqtt.tls?.certFile, keyFile: config.mqtt.tls?.keyFile)
-        }
         return MQTTConfiguration(
             host: url.host, port: url.port, clientID: config.mqtt.clientID,
-            username: config.mqtt.username, password: config.mqtt.password, tls: tls,
+            username: config.mqtt.username, password: config.mqtt.password,
+            tls: url.usesTLS ? config.mqtt.tls ?? TLSSettings() : nil,
             protocolVersion: config.mqtt.protocolVersion == .v311 ? .v311 : .v5,
             keepAlive: config.mqtt.keepAlive,
-            will: MQTTMessage(topic: topics.bridgeState, payload: Array("offline".utf8), qos: 1, retain: true))
+            will: MQTTMessage(topic: topics.bridgeState, payload: Array("offline".utf8), qos: 1, retain: true),
+            reconnectDelay: config.reconnect.initialDelay,
+            maxReconnectDelay: config.reconnect.maxDelay)
     }
 
     public func run() async throws {
@@ -53,14 +53,12 @@ public struct BridgeService: Service {
         loop.start()
         defer { loop.stop() }
         let mqtt = MQTTClient(configuration: Self.mqttConfiguration(for: config), logger: logger, loop: loop)
-        let topics = TopicMapper(config: config)
-        for filter in topics.commandFilters { mqtt.subscribe(filter, qos: 1) }
-        if config.homeAssistant.discovery {
-            mqtt.subscribe(HomeAssistantDiscovery.statusTopic(topics), qos: 1)
-            // Per-entity configs of earlier versions still retained: cleared (HomeAssistantPublisher).
-            mqtt.subscribe(HomeAssistantDiscovery.legacyFilter(topics), qos: 1)
+        let runtime = BlueZRuntimeService(
+            config: config, broker: mqtt, clock: LiveClock(), logger: logger
+        ) { [connectBus, logger] () throws(DBusError) in
+            let bus = try connectBus(logger, loop)
+            return .init(central: BlueZClient(connection: bus, logger: logger), close: { bus.close() })
         }
-        let runtime = BlueZRuntimeService(config: config, mqtt: mqtt, logger: logger, loop: loop, connectBus: connectBus)
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: MQTTService(client: mqtt)),

@@ -14,7 +14,7 @@ struct MappedCharacteristic: Sendable, Hashable {
     var properties: CharacteristicProperties
     var format: ValueFormat
     /// The configured `write_types`, which replace the Flags for writes.
-    var writeTypes: Set<WriteType>?
+    var writeTypes: Set<GattWriteType>?
     /// The configured `poll` interval.
     var poll: Duration?
 

@@ -45,7 +45,7 @@ enum SessionCalls {
         if job.command.operation == .set {
             do {
                 try await central.writeValue(
-                    characteristic: job.path, value: job.bytes, type: job.type == .request ? .request : .command,
+                    characteristic: job.path, value: job.bytes, type: job.type,
                     timeout: job.timeout)
                 return .command(job.command, .writeSucceeded(response: job.type.withResponse, transaction: job.transaction), readValue: nil)
             } catch {

@@ -109,7 +109,7 @@ extension SessionCore {
             case .success(let parsedWrite):
                 w = parsedWrite
             }
-            let type: WriteType
+            let type: GattWriteType
             do {
                 type = try WriteTypeDecision.writeType(properties: ch.properties, response: w.response, configured: ch.writeTypes)
             } catch {

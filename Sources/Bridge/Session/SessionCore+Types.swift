@@ -113,7 +113,7 @@ extension SessionCore {
         var path: String
         var format: ValueFormat
         var bytes: [UInt8]
-        var type: WriteType
+        var type: GattWriteType
         /// The time left before the command's deadline.
         var timeout: Duration
         var transaction: JSONValue?

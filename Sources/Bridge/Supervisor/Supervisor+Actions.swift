@@ -126,7 +126,7 @@ extension Supervisor {
 
     /// The or-patterns of the monitor: the service data of every decoder (BTHome `fcd2`, pvvx and
     /// ATC1441 `181a`).
-    static let monitorPatterns: [BlueZClient.MonitorPattern] = [.serviceData16(0xFCD2), .serviceData16(0x181A)]
+    static let monitorPatterns: [AdvertisementMonitorPattern] = [.serviceData16(0xFCD2), .serviceData16(0x181A)]
 
     static func input(_ signal: SupervisorCore.SessionSignal) -> SessionInput {
         switch signal {

@@ -1,3 +1,4 @@
+import BridgeBase
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,19 +11,10 @@ enum AtomicFile {
         let tmp = path + ".tmp"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { return "\(tmp): \(String(cString: strerror(errno)))" }
-        var written = 0
-        let ok: Bool = bytes.withUnsafeBytes { raw in
-            while written < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                written += n
-            }
-            return fsync(fd) == 0
-        }
-        let failure = ok ? nil : String(cString: strerror(errno))
+        let failure = writeAll(fd, bytes).map { String(cString: strerror($0)) }
+            ?? (fsync(fd) == 0 ? nil : String(cString: strerror(errno)))
         close(fd)
-        guard ok, rename(tmp, path) == 0 else {
+        guard failure == nil, rename(tmp, path) == 0 else {
             let reason = failure ?? String(cString: strerror(errno))
             unlink(tmp)
             return "\(path): \(reason)"

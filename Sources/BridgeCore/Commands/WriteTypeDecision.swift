@@ -2,10 +2,10 @@
 ///
 /// Writes (`response` is the command's optional `"response"` field):
 ///
-/// - absent: ``WriteType/request`` when Flags hold `write`, else ``WriteType/command``
+/// - absent: ``GattWriteType/request`` when Flags hold `write`, else ``GattWriteType/command``
 ///   when they hold `write-without-response`;
-/// - `true`: ``WriteType/request``, which needs `write`;
-/// - `false`: ``WriteType/command``, which needs `write-without-response`.
+/// - `true`: ``GattWriteType/request``, which needs `write`;
+/// - `false`: ``GattWriteType/command``, which needs `write-without-response`.
 ///
 /// A type the Flags lack fails with `unsupported_write_type`, or with
 /// `not_writable` when the Flags hold neither write flag. A characteristic's
@@ -19,8 +19,8 @@ public enum WriteTypeDecision {
     ///   when it lacks the one asked for.
     /// - Parameter configured: the characteristic's `write_types`, which take the place of the Flags.
     public static func writeType(
-        properties: CharacteristicProperties, response: Bool?, configured: Set<WriteType>? = nil
-    ) throws(CommandError) -> WriteType {
+        properties: CharacteristicProperties, response: Bool?, configured: Set<GattWriteType>? = nil
+    ) throws(CommandError) -> GattWriteType {
         let request = configured.map { $0.contains(.request) } ?? properties.contains(.write)
         let command = configured.map { $0.contains(.command) } ?? properties.contains(.writeWithoutResponse)
         guard request || command else {

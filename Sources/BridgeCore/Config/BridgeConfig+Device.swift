@@ -73,7 +73,7 @@ extension BridgeConfig {
         ///
         /// For devices whose Flags are wrong: many accept Write Commands without announcing
         /// `write-without-response` (BlueZ sends a `type: command` write whatever the Flags say).
-        public var writeTypes: Set<WriteType>?
+        public var writeTypes: Set<GattWriteType>?
         /// `press`: Home Assistant shows the characteristic as a button that writes these bytes.
         public var press: [UInt8]?
         /// `min` / `max`: the range of its Home Assistant `number` entity.
@@ -85,7 +85,7 @@ extension BridgeConfig {
         /// Creates an entry.
         public init(
             uuid: BluetoothUUID, name: String? = nil, format: ValueFormat? = nil, poll: Duration? = nil,
-            writeTypes: Set<WriteType>? = nil
+            writeTypes: Set<GattWriteType>? = nil
         ) {
             self.uuid = uuid
             self.name = name

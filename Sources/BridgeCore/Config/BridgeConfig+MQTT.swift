@@ -12,7 +12,9 @@ extension BridgeConfig {
         /// `password`.
         public var password: String?
         /// `tls`: certificate files, used only with an `mqtts://` URL (the scheme alone turns TLS on).
-        public var tls: TLS?
+        /// Relative paths are resolved against the configuration file's directory by
+        /// ``BridgeConfig/load(path:environment:hostName:)``.
+        public var tls: TLSSettings?
         /// `protocol`: `"5"` (default) or `"3.1.1"`.
         public var protocolVersion: ProtocolVersion
         /// `keepalive`, default 60 s.
@@ -25,7 +27,7 @@ extension BridgeConfig {
             clientID: String,
             username: String? = nil,
             password: String? = nil,
-            tls: TLS? = nil,
+            tls: TLSSettings? = nil,
             protocolVersion: ProtocolVersion = .v5,
             keepAlive: Duration = .seconds(60)
         ) {
@@ -37,24 +39,6 @@ extension BridgeConfig {
             self.tls = tls
             self.protocolVersion = protocolVersion
             self.keepAlive = keepAlive
-        }
-    }
-
-    /// The `mqtt.tls` section. Relative paths are resolved against the
-    /// configuration file's directory by ``BridgeConfig/load(path:environment:hostName:)``.
-    public struct TLS: Sendable, Hashable {
-        /// `ca_file`: CA certificates (PEM); `nil` uses the system store.
-        public var caFile: String?
-        /// `cert_file`: client certificate (PEM), together with ``keyFile``.
-        public var certFile: String?
-        /// `key_file`: client private key (PEM), together with ``certFile``.
-        public var keyFile: String?
-
-        /// Creates the section.
-        public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil) {
-            self.caFile = caFile
-            self.certFile = certFile
-            self.keyFile = keyFile
         }
     }
 

@@ -134,10 +134,10 @@ extension ConfigDecoder {
         return result
     }
 
-    /// `write_types: [request, command]`: a non-empty list of ``WriteType`` names.
-    func writeTypes(_ value: Located) throws(ConfigError) -> Set<WriteType> {
-        let names = WriteType.allCases.map(\.rawValue)
-        var types = Set<WriteType>()
+    /// `write_types: [request, command]`: a non-empty list of ``GattWriteType`` names.
+    func writeTypes(_ value: Located) throws(ConfigError) -> Set<GattWriteType> {
+        let names = GattWriteType.allCases.map(\.rawValue)
+        var types = Set<GattWriteType>()
         let entries: [Located]
         if case .scalar = value.node {
             entries = [value]  // `write_types: command` reads as a list of one
@@ -146,7 +146,7 @@ extension ConfigDecoder {
         }
         for entry in entries {
             let text = try string(entry)
-            guard let type = WriteType(rawValue: text) else {
+            guard let type = GattWriteType(rawValue: text) else {
                 var message = "unknown write type '\(text)' in '\(value.path)' (known: \(names.joined(separator: ", ")))"
                 if let suggestion = KeySuggestion.closest(to: text, in: names) {
                     message += "; did you mean '\(suggestion)'?"

@@ -245,9 +245,9 @@ struct ConfigDecoder {
         return mqtt
     }
 
-    func decodeTLS(_ value: Located) throws(ConfigError) -> BridgeConfig.TLS {
+    func decodeTLS(_ value: Located) throws(ConfigError) -> TLSSettings {
         let fields = try mapping(value, known: ConfigKeys.tls)
-        var tls = BridgeConfig.TLS()
+        var tls = TLSSettings()
         if let node = fields("ca_file") { tls.caFile = try nonEmptyString(node) }
         if let node = fields("cert_file") { tls.certFile = try nonEmptyString(node) }
         if let node = fields("key_file") { tls.keyFile = try nonEmptyString(node) }

@@ -9,24 +9,6 @@ public struct MQTTConfiguration: Sendable {
         case v5
     }
 
-    /// TLS settings. A configuration with a `TLS` value connects with TLS; without a ``caFile``
-    /// the operating system's CA certificates are trusted.
-    public struct TLS: Sendable, Hashable {
-        /// PEM file with the CA certificate(s) that sign the broker's certificate; `nil` for the system CAs.
-        public var caFile: String?
-        /// PEM file with the client certificate, for brokers that require client authentication.
-        public var certFile: String?
-        /// PEM file with the client certificate's private key (unencrypted).
-        public var keyFile: String?
-
-        /// Creates TLS settings; all files are optional.
-        public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil) {
-            self.caFile = caFile
-            self.certFile = certFile
-            self.keyFile = keyFile
-        }
-    }
-
     /// The broker's host name or IP address (an IPv6 address without brackets).
     public var host: String
     /// The broker's TCP port.
@@ -37,8 +19,9 @@ public struct MQTTConfiguration: Sendable {
     public var username: String?
     /// The password sent in CONNECT, if any (only used together with ``username``).
     public var password: String?
-    /// TLS settings; `nil` for a plain TCP connection.
-    public var tls: TLS?
+    /// TLS settings; `nil` for a plain TCP connection. Without a ``TLSSettings/caFile`` the
+    /// operating system's CA certificates are trusted.
+    public var tls: TLSSettings?
     /// The protocol version; MQTT 5 by default.
     public var protocolVersion: ProtocolVersion = .v5
     /// The keep-alive interval sent in CONNECT (whole seconds, at least 5).
@@ -60,7 +43,7 @@ public struct MQTTConfiguration: Sendable {
         clientID: String,
         username: String? = nil,
         password: String? = nil,
-        tls: TLS? = nil,
+        tls: TLSSettings? = nil,
         protocolVersion: ProtocolVersion = .v5,
         keepAlive: Duration = .seconds(30),
         will: MQTTMessage? = nil,
@@ -99,7 +82,7 @@ public struct MQTTConfiguration: Sendable {
             clientID: clientID,
             username: parsed.username,
             password: parsed.password,
-            tls: parsed.usesTLS ? TLS() : nil
+            tls: parsed.usesTLS ? TLSSettings() : nil
         )
     }
 

@@ -1,3 +1,4 @@
+import BridgeBase
 import DBusKit
 import Dispatch
 import Foundation
@@ -35,7 +36,7 @@ final class SimHarness: Sendable {
         let simulator = Simulator(scenario: try ScenarioLoader.parse(scenario), server: server, logger: logger)
         await simulator.start()
         let watch = simulator.watchBusClients(serverConnection)
-        try await serverConnection.requestName(BluezNames.service)
+        try await serverConnection.requestName(BlueZNames.service)
         let client = try DBusConnection.connect(address: bus.address, logger: logger)
         let h = SimHarness(bus: bus, simulator: simulator, serverConnection: serverConnection, client: client,
                            clientVanishWatch: watch)
@@ -65,7 +66,7 @@ final class SimHarness: Sendable {
     @discardableResult
     func call(_ path: String, _ interface: String, _ method: String, _ arguments: [DBusValue] = [],
               on connection: DBusConnection? = nil) async throws(DBusError) -> [DBusValue] {
-        try await (connection ?? client).call(destination: BluezNames.service, path: path, interface: interface,
+        try await (connection ?? client).call(destination: BlueZNames.service, path: path, interface: interface,
                                               method: method, arguments: arguments, timeout: .seconds(10))
     }
 
@@ -78,26 +79,26 @@ final class SimHarness: Sendable {
     /// `Device1.Connect`, then waits until `ServicesResolved` (the scenarios export the GATT objects first).
     func connect(_ address: String) async throws {
         let path = devicePath(address)
-        try await call(path, BluezNames.device, "Connect")
+        try await call(path, BlueZNames.device, "Connect")
         try await eventually("services of \(address) resolved") {
-            (try? await property(path, BluezNames.device, "ServicesResolved")) == .bool(true)
+            (try? await property(path, BlueZNames.device, "ServicesResolved")) == .bool(true)
         }
     }
 
     func devicePath(_ address: String) -> String {
-        BluezNames.devicePath(adapter: BluezNames.adapterPath("hci0"), address: address)
+        BlueZNames.devicePath(adapter: BlueZNames.adapterPath("hci0"), address: address)
     }
 
     /// The object path of the characteristic with the (short) `uuid` of `address`.
     func characteristicPath(_ address: String, _ uuid: String) async throws -> String {
-        let reply = try await client.call(destination: BluezNames.service, path: "/",
+        let reply = try await client.call(destination: BlueZNames.service, path: "/",
                                           interface: "org.freedesktop.DBus.ObjectManager", method: "GetManagedObjects")
         guard case .dictionary(_, _, let objects)? = reply.first else { throw TestFailure("no managed objects") }
         let full = "0000\(uuid)-0000-1000-8000-00805f9b34fb"
         for entry in objects {
             guard let path = entry.key.string, path.hasPrefix(devicePath(address) + "/"),
                   case .dictionary(_, _, let interfaces) = entry.value else { continue }
-            for i in interfaces where i.key.string == BluezNames.gattCharacteristic {
+            for i in interfaces where i.key.string == BlueZNames.gattCharacteristic {
                 if i.value.stringDict?["UUID"]?.unwrapped == .string(full) { return path }
             }
         }
@@ -106,7 +107,7 @@ final class SimHarness: Sendable {
 
     /// `AcquireNotify({})`: the client's socket and the MTU.
     func acquireNotify(_ path: String, on connection: DBusConnection? = nil) async throws(DBusError) -> (Int32, UInt16) {
-        let reply = try await call(path, BluezNames.gattCharacteristic, "AcquireNotify",
+        let reply = try await call(path, BlueZNames.gattCharacteristic, "AcquireNotify",
                                    [.stringVariantDict([:])], on: connection)
         guard reply.count == 2, case .unixFD(let fd) = reply[0], case .uint16(let mtu) = reply[1] else {
             throw DBusError("test.BadReply", "AcquireNotify replied \(reply)")

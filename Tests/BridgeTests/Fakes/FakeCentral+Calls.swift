@@ -1,4 +1,5 @@
 import BlueZ
+import BridgeBase
 import DBusKit
 
 @testable import Bridge
@@ -23,7 +24,7 @@ extension FakeCentral {
         _ = try await record("SetDiscoveryFilter", "\(adapter) uuids=\(uuids) duplicate=\(duplicateData)")
     }
 
-    func registerAdvertisementMonitor(adapter: String, patterns: [BlueZClient.MonitorPattern]) async throws(BlueZError) {
+    func registerAdvertisementMonitor(adapter: String, patterns: [AdvertisementMonitorPattern]) async throws(BlueZError) {
         _ = try await record("RegisterMonitor", adapter, bytes: patterns.flatMap { [$0.adType] + $0.content })
     }
 
@@ -86,7 +87,7 @@ extension FakeCentral {
     }
 
     func writeValue(
-        characteristic: String, value: [UInt8], type: BlueZClient.WriteType, timeout: Duration?
+        characteristic: String, value: [UInt8], type: GattWriteType, timeout: Duration?
     ) async throws(BlueZError) {
         _ = try await record("WriteValue", characteristic, bytes: value, timeout: timeout, gatt: true)
     }

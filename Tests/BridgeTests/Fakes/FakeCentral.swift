@@ -23,8 +23,8 @@ final class FakeCentral: BluetoothCentral {
 
     private struct State {
         var tree = BlueZObjectTree()
-        var valueHandler: BlueZClient.ValueHandler?
-        var advertisementHandler: BlueZClient.AdvertisementHandler?
+        var valueHandler: GattValueHandler?
+        var advertisementHandler: BlueZAdvertisementHandler?
         var calls: [Call] = []
         var values: [String: [UInt8]] = [:]
         /// Keys (`method path`) whose calls wait until released.
@@ -173,11 +173,11 @@ final class FakeCentral: BluetoothCentral {
         state.withLock { body($0.tree) }
     }
 
-    func setValueHandler(_ handler: BlueZClient.ValueHandler?) {
+    func setValueHandler(_ handler: GattValueHandler?) {
         state.withLock { $0.valueHandler = handler }
     }
 
-    func setAdvertisementHandler(_ handler: BlueZClient.AdvertisementHandler?) {
+    func setAdvertisementHandler(_ handler: BlueZAdvertisementHandler?) {
         state.withLock { $0.advertisementHandler = handler }
     }
 
@@ -195,7 +195,7 @@ final class FakeCentral: BluetoothCentral {
             changed["ManufacturerData"] = .dictionary(
                 key: "q", value: "v", manufacturerData.map { DBusDictEntry(.uint16($0.key), .variant(.bytes($0.value))) })
         }
-        let (report, handler) = state.withLock { s -> (BlueZAdvertisement?, BlueZClient.AdvertisementHandler?) in
+        let (report, handler) = state.withLock { s -> (BlueZAdvertisement?, BlueZAdvertisementHandler?) in
             s.tree.propertiesChanged(path: device, interface: BlueZ.device, changed: .stringVariantDict(changed), invalidated: [])
             guard let d = s.tree.device(device) else { return (nil, nil) }
             return (

@@ -1,5 +1,6 @@
-/// The BlueZ `WriteValue` `type` option: how a write is sent.
-public enum WriteType: String, Sendable, Hashable, CaseIterable {
+/// How a GATT write is sent (the `type` option of BlueZ's `WriteValue`, and the names of
+/// `write_types` in `bridge.yaml`).
+public enum GattWriteType: String, Sendable, Hashable, CaseIterable {
     /// Write with response (ATT Write Request): BlueZ answers after the peripheral acknowledged.
     case request
     /// Write without response (ATT Write Command).

@@ -1,6 +1,6 @@
-import BridgeBase
-/// BlueZ interface names and object paths.
-public enum BluezNames {
+/// BlueZ's D-Bus names and object paths: the one copy for the bridge's BlueZ client (where it is
+/// also called `BlueZ`) and the simulator that plays bluetoothd.
+public enum BlueZNames {
     /// The bus name bluetoothd owns.
     public static let service = "org.bluez"
     /// `org.bluez.Adapter1`.
@@ -19,6 +19,10 @@ public enum BluezNames {
     public static let agentManager = "org.bluez.AgentManager1"
     /// `org.bluez.ProfileManager1`.
     public static let profileManager = "org.bluez.ProfileManager1"
+    /// `org.bluez.AdvertisementMonitorManager1`, on the adapter (passive scanning; experimental in 5.66).
+    public static let advertisementMonitorManager = "org.bluez.AdvertisementMonitorManager1"
+    /// `org.bluez.AdvertisementMonitor1`, exported by the client that registers a monitor.
+    public static let advertisementMonitor = "org.bluez.AdvertisementMonitor1"
     /// The root of BlueZ's objects.
     public static let root = "/org/bluez"
 
