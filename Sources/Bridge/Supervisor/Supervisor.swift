@@ -167,9 +167,6 @@ final class Supervisor {
         }
     }
 
-    /// `/org/bluez/hciN/dev_XX_XX_XX_XX_XX_XX/...` → the device's path.
-    static func devicePath(of path: String) -> String? { SupervisorCore.devicePath(of: path) }
-
     // MARK: Feeding the core
 
     /// Which device objects an input needs read.
@@ -194,7 +191,7 @@ final class Supervisor {
                 SupervisorCore.Tree.Adapter(
                     powered: props["Powered"]?.bool == true, discovering: props["Discovering"]?.bool == true,
                     address: props["Address"]?.string,
-                    offersMonitor: t.properties(path: adapterPath, interface: BlueZClient.monitorManagerInterface) != nil)
+                    offersMonitor: t.properties(path: adapterPath, interface: BlueZ.advertisementMonitorManager) != nil)
             }
             switch scope {
             case .none:
