@@ -10,7 +10,7 @@ import MQTT
 ///
 /// The supervisor never touches a device's connection: it forwards BlueZ's changes of a device to
 /// its session and learns what the session did from its reports. Values do not pass through
-/// here (``ValueRouter`` publishes them from the D-Bus thread).
+/// here (``ValueRouter`` publishes them from the I/O thread).
 final class Supervisor {
     let ctx: SessionContext
     let mailbox: Mailbox<SupervisorInput>
