@@ -177,7 +177,7 @@ import Testing
                 name: living_room
                 connection: advertisement
             """)
-        h.central.add(path: FakeCentral.adapter, BlueZClient.monitorManagerInterface, ["SupportedMonitorTypes": .stringArray(["or_patterns"])])
+        h.central.add(path: FakeCentral.adapter, BlueZ.advertisementMonitorManager, ["SupportedMonitorTypes": .stringArray(["or_patterns"])])
         let dev = Self.advertiser(h)
         try await h.run {
             try await h.eventually("the monitor") { !h.central.calls("RegisterMonitor").isEmpty }

@@ -32,7 +32,7 @@ import Testing
         func addDevice(_ segment: String, address: String = "AA:BB:CC:DD:EE:01") -> Mailbox<SessionInput> {
             let mailbox = Mailbox<SessionInput>()
             registry.add(DeviceRegistry.Entry(
-                path: "/org/bluez/hci0/dev_" + address.split(separator: ":").joined(separator: "_"), segment: segment,
+                path: BlueZNames.devicePath(adapter: "/org/bluez/hci0", address: address), segment: segment,
                 address: BluetoothAddress(address)!, addressType: "public", policy: .always, mailbox: mailbox))
             return mailbox
         }

@@ -126,14 +126,21 @@ struct SessionCoreFixture {
             resultTopic: "ble/strap/180f/2a19/result", deadline: t(deadline))
     }
 
-    /// Drives a fresh `always` core to ready: slot, connect (attempt 1), resolve at 2 s, then the
-    /// setup at 3 s: subscriptions of 2a37 and 2a19 (`acquired`: both through AcquireNotify's
-    /// socket, else StartNotify took over), ReadValue 2a38 and 2a19.
-    mutating func driveToReady(acquired: Bool = false) throws {
+    /// Drives a fresh `always` core to resolved services: slot, connect (attempt 1) at 1 s,
+    /// `ServicesResolved` with every GATT object at 2 s; the setup's first subscription is in flight.
+    mutating func driveToResolved() {
         _ = step(.start, Self.disconnected, at: 0)
         _ = receive(.slotGranted, Self.disconnected, at: 0)
         _ = receive(.connectFinished(attempt: 1, error: nil), Self.connected, at: 1)
         _ = receive(.servicesResolved(true), Self.resolved, at: 2)
+        #expect(core.inFlight, "the setup started")
+    }
+
+    /// Drives a fresh `always` core to ready: slot, connect (attempt 1), resolve at 2 s, then the
+    /// setup at 3 s: subscriptions of 2a37 and 2a19 (`acquired`: both through AcquireNotify's
+    /// socket, else StartNotify took over), ReadValue 2a38 and 2a19.
+    mutating func driveToReady(acquired: Bool = false) throws {
+        driveToResolved()
         _ = receive(try subscribed("2a37", attempt: 1, acquired: acquired), Self.resolved, at: 3)
         _ = receive(try subscribed("2a19", attempt: 1, acquired: acquired), Self.resolved, at: 3)
         _ = receive(try read("2a38", attempt: 1, [1]), Self.resolved, at: 3)

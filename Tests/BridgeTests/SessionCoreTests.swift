@@ -45,10 +45,7 @@ import Testing
     @Test("completions of an earlier attempt are dropped; an acquired socket of one is closed")
     func staleCompletions() throws {
         var f = try F()
-        _ = f.step(.start, F.disconnected, at: 0)
-        _ = f.receive(.slotGranted, F.disconnected, at: 0)
-        _ = f.receive(.connectFinished(attempt: 1, error: nil), F.connected, at: 1)
-        _ = f.receive(.servicesResolved(true), F.resolved, at: 2)
+        f.driveToResolved()
         f.expect(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2.1, ["AcquireNotify 180f/2a19 #1"])
         // The link drops while 2a19's subscription is in flight.
         f.expect(.connectedChanged(false), F.disconnected, at: 3, ["releaseSlot", "report link down"])
@@ -70,10 +67,7 @@ import Testing
     @Test("a pairing refusal learned from a stale read is kept: the characteristic is never read again")
     func staleRefusalKept() throws {
         var f = try F()
-        _ = f.step(.start, F.disconnected, at: 0)
-        _ = f.receive(.slotGranted, F.disconnected, at: 0)
-        _ = f.receive(.connectFinished(attempt: 1, error: nil), F.connected, at: 1)
-        _ = f.receive(.servicesResolved(true), F.resolved, at: 2)
+        f.driveToResolved()
         _ = f.receive(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2)
         f.expect(try f.subscribed("2a19", attempt: 1), F.resolved, at: 2, ["ReadValue 180d/2a38 #1"])
         // Real 5.66: the link drops before the read's error reply.
@@ -96,10 +90,7 @@ import Testing
     @Test("a command queued behind the setup runs after it and is answered")
     func commandBehindSetup() throws {
         var f = try F()
-        _ = f.step(.start, F.disconnected, at: 0)
-        _ = f.receive(.slotGranted, F.disconnected, at: 0)
-        _ = f.receive(.connectFinished(attempt: 1, error: nil), F.connected, at: 1)
-        _ = f.receive(.servicesResolved(true), F.resolved, at: 2)
+        f.driveToResolved()
         f.expect(.command(F.get("g1", deadline: 12)), F.resolved, at: 2, [])
         #expect(f.core.nextDeadline == F.t(12), "the command's deadline")
         f.expect(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2.1, ["AcquireNotify 180f/2a19 #1"])

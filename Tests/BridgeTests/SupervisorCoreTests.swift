@@ -222,7 +222,7 @@ enum CoreFixture {
         SupervisorCore.Tree(bluezAvailable: true, adapter: adapter, devices: devices, adapters: adapters)
     }
 
-    static func path(_ address: String) -> String { SupervisorCore.devicePath(adapter: adapterPath, address: address) }
+    static func path(_ address: String) -> String { BlueZ.devicePath(adapter: adapterPath, address: address) }
 
     /// A device object as BlueZ exports it.
     static func device(_ address: String, name: String? = nil, uuids: [String] = [], connected: Bool = false) -> BlueZDevice {

@@ -29,7 +29,8 @@ struct CommandPolicyAndHealthTests {
             #expect(harness.writeLogEntries.isEmpty, "written: \(harness.writeLogEntries)")
             let stats = try await harness.simStats()
             #expect(stats.count(Policies.valve, "write_failures") == 0, "\(stats.device(Policies.valve))")
-            let health = try await harness.waitFor("ble/bridge/health", timeout: .seconds(5))
+            // A health message from after the valve came online (the first, at 1 s, may predate it).
+            let health = try await harness.waitFor("ble/bridge/health", after: mark, timeout: .seconds(5))
             let object = try #require(health.object, "\(health)")
             #expect(JSON.integer(object["rss_bytes"]).map { $0 > 1_000_000 } == true, "\(health)")
             let devices = object["devices"] as? [String: Any]

@@ -9,8 +9,6 @@ extension BlueZClient {
     /// The root of the exported monitor hierarchy, and the monitor.
     public static let monitorRoot = "/org/ble_mqtt_bridge/monitors"
     static let monitorPath = monitorRoot + "/0"
-    /// The interface of the adapter's monitor manager.
-    public static let monitorManagerInterface = BlueZNames.advertisementMonitorManager
 
     /// Exports the monitor (once per client) and registers it with the adapter's manager.
     public func registerAdvertisementMonitor(adapter: String, patterns: [AdvertisementMonitorPattern]) async throws(BlueZError) {
@@ -42,7 +40,7 @@ extension BlueZClient {
         keepMonitorServer(server)
         do {
             _ = try await connection.call(
-                destination: BlueZ.service, path: adapter, interface: Self.monitorManagerInterface, method: "RegisterMonitor",
+                destination: BlueZ.service, path: adapter, interface: BlueZNames.advertisementMonitorManager, method: "RegisterMonitor",
                 arguments: [.objectPath(Self.monitorRoot)], timeout: callTimeout)
         } catch {
             throw BlueZError(error)

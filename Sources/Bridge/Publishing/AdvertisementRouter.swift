@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 /// The advertisement hot path (SPEC §7): BlueZ's `Device1` changes of `ServiceData`,
-/// `ManufacturerData` and `RSSI` arrive here from the D-Bus thread, as characteristic values do;
+/// `ManufacturerData` and `RSSI` arrive here from the I/O thread, as characteristic values do;
 /// each new packet of an advertisement device is decoded and published on
 /// `{base}/{device}/advertisement`, once.
 ///

@@ -40,21 +40,9 @@ final class DeviceRegistry: Sendable {
         entries.withLock { $0.removeValue(forKey: path) }
     }
 
-    func entry(path: String) -> Entry? {
-        entries.withLock { $0[path] }
-    }
-
     /// The device with this topic segment.
     func entry(segment: String) -> Entry? {
         entries.withLock { all in all.values.first { $0.segment == segment } }
-    }
-
-    /// The device with this segment or address (`bridge/request/forget`, `reconnect`).
-    func find(_ target: String) -> Entry? {
-        let address = BluetoothAddress(target)
-        return entries.withLock { all in
-            all.values.first { $0.segment == target || (address != nil && $0.address == address) }
-        }
     }
 
     /// Writes what the sessions reported of a device, as the supervisor keeps it (the supervisor
@@ -74,6 +62,4 @@ final class DeviceRegistry: Sendable {
     var all: [Entry] {
         entries.withLock { Array($0.values) }.sorted { $0.segment < $1.segment }
     }
-
-    var count: Int { entries.withLock { $0.count } }
 }

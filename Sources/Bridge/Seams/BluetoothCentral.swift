@@ -19,10 +19,10 @@ public protocol BluetoothCentral: Sendable {
     func stop()
     /// Reads the tree under its lock.
     func withTree<R>(_ body: (BlueZObjectTree) -> R) -> R
-    /// Where characteristic values go, straight from the D-Bus thread.
+    /// Where characteristic values go, straight from the I/O thread.
     func setValueHandler(_ handler: GattValueHandler?)
     /// Where advertisements (`RSSI`, `ServiceData`, `ManufacturerData` changes) go, straight
-    /// from the D-Bus thread.
+    /// from the I/O thread.
     func setAdvertisementHandler(_ handler: BlueZAdvertisementHandler?)
 
     func setProperty(_ path: String, interface: String, name: String, value: DBusValue) async throws(BlueZError)

@@ -5,7 +5,7 @@ import Logging
 /// The session of a `connection: advertisement` device (SPEC §7), and of an advertiser that
 /// `bluetooth.advertisements: decodable` picked up: never connected.
 ///
-/// Packets are decoded and published by ``AdvertisementRouter`` on the D-Bus thread; this loop
+/// Packets are decoded and published by ``AdvertisementRouter`` on the I/O thread; this loop
 /// owns the device's availability (`online` from its first advertisement, `offline` when none
 /// came for `advertisement.timeout`), answers commands (there is no link to run them on) and
 /// reports new value names for Home Assistant discovery. BlueZ dropping the device object (a

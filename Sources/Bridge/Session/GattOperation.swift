@@ -13,14 +13,6 @@ enum GattOperation: Sendable {
     case setupDone(onlyNew: Bool)
     /// A `/set` or `/get`.
     case command(PendingCommand)
-
-    var isSetup: Bool {
-        switch self {
-        case .subscribe, .setupDone: return true
-        case .read(_, let initial): return initial
-        case .command: return false
-        }
-    }
 }
 
 /// How a GATT operation ended.

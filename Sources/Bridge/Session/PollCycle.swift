@@ -1,6 +1,7 @@
 /// Where a `connection: poll` device is in its cycle (SPEC §6). Owned by the device's
 /// ``SessionCore``: nothing else changes it.
 struct PollCycle: Sendable {
+    /// The part of the cycle the device is in.
     enum Phase: Sendable, Equatable {
         /// Between cycles (commands may still connect it on demand).
         case waiting

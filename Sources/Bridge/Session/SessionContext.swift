@@ -32,7 +32,7 @@ extension SessionContext {
     var io: SessionIO {
         SessionIO(
             central: central, broker: broker, router: router, slots: slots, clock: clock, supervisor: supervisor,
-            responder: responder, topics: topics, logger: logger)
+            responder: responder)
     }
 }
 
@@ -46,8 +46,6 @@ struct SessionIO: Sendable {
     var clock: any BridgeClock
     var supervisor: Mailbox<SupervisorInput>
     var responder: CommandResponder
-    var topics: TopicMapper
-    var logger: Logger
 }
 
 /// Waits of a session that are not in the configuration.

@@ -20,9 +20,11 @@ struct DiscoveryState: Sendable, Equatable {
     /// How long stored peripherals get before the scan starts anyway.
     static let storedHeadStart: Duration = .seconds(2)
 
+    /// The advertisement monitor (passive scanning, `AdvertisementMonitorManager1`).
     enum MonitorState: Sendable, Equatable {
         /// Not offered (BlueZ without `--experimental`), not needed, or not tried yet.
         case off
+        /// `RegisterMonitor` is in flight.
         case registering
         /// Advertisements of decodable sensors arrive without a scan.
         case active

@@ -37,22 +37,14 @@ extension Supervisor {
                 } catch {
                     logger.warning("SetDiscoveryFilter failed: \(error)")
                 }
-                do throws(BlueZError) {
-                    try await central.startDiscovery(adapter: adapter)
-                    mailbox.send(.discoveryFinished(error: nil))
-                } catch {
-                    mailbox.send(.discoveryFinished(error: error))
-                }
+                let error = await Supervisor.startDiscovery(central, adapter: adapter)
+                mailbox.send(.discoveryFinished(error: error))
             }
         case .restartDiscovery:
             group.addTask {
                 try? await central.stopDiscovery(adapter: adapter)
-                do throws(BlueZError) {
-                    try await central.startDiscovery(adapter: adapter)
-                    mailbox.send(.discoveryFinished(error: nil))
-                } catch {
-                    mailbox.send(.discoveryFinished(error: error))
-                }
+                let error = await Supervisor.startDiscovery(central, adapter: adapter)
+                mailbox.send(.discoveryFinished(error: error))
             }
         case .stopDiscovery:
             group.addTask {
@@ -121,6 +113,16 @@ extension Supervisor {
             sessions.removeAll()
             central.stop()
             done = true
+        }
+    }
+
+    /// `StartDiscovery`; its error, nil when the scan started (the core is told either way).
+    static func startDiscovery(_ central: any BluetoothCentral, adapter: String) async -> BlueZError? {
+        do throws(BlueZError) {
+            try await central.startDiscovery(adapter: adapter)
+            return nil
+        } catch {
+            return error
         }
     }
 

@@ -10,7 +10,7 @@ import MQTT
 ///
 /// The supervisor never touches a device's connection: it forwards BlueZ's changes of a device to
 /// its session and learns what the session did from its reports. Values do not pass through
-/// here (``ValueRouter`` publishes them from the D-Bus thread).
+/// here (``ValueRouter`` publishes them from the I/O thread).
 final class Supervisor {
     let ctx: SessionContext
     let mailbox: Mailbox<SupervisorInput>
@@ -167,9 +167,6 @@ final class Supervisor {
         }
     }
 
-    /// `/org/bluez/hciN/dev_XX_XX_XX_XX_XX_XX/...` → the device's path.
-    static func devicePath(of path: String) -> String? { SupervisorCore.devicePath(of: path) }
-
     // MARK: Feeding the core
 
     /// Which device objects an input needs read.
@@ -194,7 +191,7 @@ final class Supervisor {
                 SupervisorCore.Tree.Adapter(
                     powered: props["Powered"]?.bool == true, discovering: props["Discovering"]?.bool == true,
                     address: props["Address"]?.string,
-                    offersMonitor: t.properties(path: adapterPath, interface: BlueZClient.monitorManagerInterface) != nil)
+                    offersMonitor: t.properties(path: adapterPath, interface: BlueZ.advertisementMonitorManager) != nil)
             }
             switch scope {
             case .none:

@@ -72,7 +72,7 @@ extension SupervisorCore {
     ) {
         for p in stored where address == nil || p.address == address {
             guard adapterReady else { return }
-            let path = Self.devicePath(adapter: adapterPath, address: p.address)
+            let path = BlueZ.devicePath(adapter: adapterPath, address: p.address)
             if tree.devices[path] != nil {
                 out.append(.log(.info, "stored peripheral \(p.address): BlueZ still knows it, connecting"))
                 consider(path, connectNow: true, now: now, tree: tree, &out)

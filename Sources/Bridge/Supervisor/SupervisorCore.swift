@@ -66,7 +66,7 @@ struct SupervisorCore: Sendable {
 
     /// The device paths whose snapshots a ``Event/tick(lastAdvertisement:)`` at `now` needs.
     func pathsNeeded(at now: BridgeInstant) -> [String] {
-        reconnectStoredAt.filter { $0.value <= now }.keys.map { Self.devicePath(adapter: adapterPath, address: $0) }
+        reconnectStoredAt.filter { $0.value <= now }.keys.map { BlueZ.devicePath(adapter: adapterPath, address: $0) }
     }
 
     /// Whether a ``Event/deviceChanged(path:_:)`` with these property names needs the device's snapshot.
@@ -263,11 +263,6 @@ struct SupervisorCore: Sendable {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count >= 4, parts[3].hasPrefix("dev_") else { return nil }
         return "/" + parts[0..<4].joined(separator: "/")
-    }
-
-    /// The object path BlueZ gives the device with this address.
-    static func devicePath(adapter: String, address: String) -> String {
-        adapter + "/dev_" + address.uppercased().split(separator: ":").joined(separator: "_")
     }
 
     // MARK: Records

@@ -72,7 +72,7 @@ final class FakeCentral: BluetoothCentral {
         _ address: String, name: String, services: [String: [(uuid: String, flags: [String], value: [UInt8])]],
         signal: Bool = false
     ) -> String {
-        let path = Self.adapter + "/dev_" + address.split(separator: ":").joined(separator: "_")
+        let path = BlueZ.devicePath(adapter: Self.adapter, address: address)
         let serviceUUIDs = services.keys.sorted().map(Self.long)
         add(path: path, BlueZ.device, [
             "Address": .string(address), "AddressType": .string("public"), "Name": .string(name),
@@ -253,7 +253,7 @@ final class FakeCentral: BluetoothCentral {
     {
         if let executor = clock.executor, !executor.runsCurrentJob { executor.noteEscape("FakeCentral: \(method) \(path)") }
         let key = "\(method) \(path)"
-        let device = Supervisor.devicePath(of: path) ?? path
+        let device = SupervisorCore.devicePath(of: path) ?? path
         let (failure, holding, value) = state.withLock { s -> (BlueZError?, Bool, [UInt8]) in
             s.calls.append(Call(method: method, path: path, at: clock.now, bytes: bytes))
             if gatt {
