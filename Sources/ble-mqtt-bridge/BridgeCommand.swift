@@ -85,10 +85,13 @@ struct LogOptions {
     }
 }
 
+/// Loads the configuration for `run` and `check-config`: a setting this version cannot act on yet
+/// (`cluster.enabled: true`, ``BridgeConfig/checkSupported()``) is refused like an invalid one.
 func loadConfig(_ path: String) throws -> BridgeConfig {
     do {
         let config = try BridgeConfig.load(path: path)
         for w in config.warnings { printError("warning: \(w)") }
+        try config.checkSupported()
         return config
     } catch {
         // Every error the loader found, each as file:line:column: message.

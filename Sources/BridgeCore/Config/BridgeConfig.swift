@@ -24,9 +24,18 @@ public struct BridgeConfig: Sendable, Hashable {
     public var logLevel: Logger.Level?
     /// `devices`: per-device settings, in file order.
     public var devices: [Device]
+    /// `bridge.id`: this bridge's id in a cluster (SPEC §10), `[a-z0-9_-]+`; default the host name made valid
+    /// (``BridgeID/derived(fromHostName:)``).
+    public var bridgeID = BridgeID.derived(fromHostName: BridgeConfig.currentHostName())
+    /// `cluster`: several bridges on one broker sharing the devices (SPEC §10).
+    public var cluster = Cluster()
     /// Non-fatal findings of the loader (e.g. `mqtt.tls` with an `mqtt://` URL),
     /// printed like errors: `file:line:column: message`.
     public var warnings: [ConfigError] = []
+    /// Settings that are valid but that this version cannot act on yet (`cluster.enabled: true`), located like
+    /// errors; ``checkSupported()`` throws them. Parsing keeps them apart so that the settings can be tested and
+    /// used by code that implements them before the runtime does.
+    public var unsupported: [ConfigError] = []
 
     /// Creates a configuration; everything but the broker has a default.
     public init(

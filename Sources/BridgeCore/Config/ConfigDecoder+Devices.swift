@@ -43,9 +43,10 @@ extension ConfigDecoder {
         var device = BridgeConfig.Device(match: match)
         if let node = fields("name") {
             let name = try segmentName(node)
-            guard name != TopicMapper.bridgeSegment else {
+            guard !TopicMapper.reservedSegments.contains(name) else {
                 throw error(
-                    .invalidName, "invalid name '\(name)' for '\(node.path)': 'bridge' is reserved for the bridge's own topics",
+                    .invalidName,
+                    "invalid name '\(name)' for '\(node.path)': '\(name)' is reserved for the bridge's own topics",
                     at: node.mark)
             }
             if let first = names[name] {

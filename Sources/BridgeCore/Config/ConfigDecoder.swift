@@ -9,6 +9,8 @@ struct ConfigDecoder {
     let hostName: String
     /// Non-fatal findings, collected while decoding.
     var warnings: [ConfigError] = []
+    /// Valid settings this version cannot act on yet (``BridgeConfig/unsupported``).
+    var unsupported: [ConfigError] = []
 
     /// A 1-based line and column.
     struct Position: Equatable {
@@ -177,11 +179,15 @@ struct ConfigDecoder {
         do { if let node = fields("health") { config.health = try decodeHealth(node) } } catch { errors.append(error) }
         do { if let node = fields("log_level") { config.logLevel = try decodeLogLevel(node) } } catch { errors.append(error) }
         if let node = fields("devices") { config.devices = decodeDevices(node, errors: &errors) }
+        config.bridgeID = BridgeID.derived(fromHostName: hostName)
+        do { if let node = fields("bridge"), let id = try decodeBridge(node) { config.bridgeID = id } } catch { errors.append(error) }
+        do { if let node = fields("cluster") { config.cluster = try decodeCluster(node) } } catch { errors.append(error) }
         if var first = errors.first {
             first.further = Array(errors.dropFirst())
             throw first
         }
         config.warnings = warnings
+        config.unsupported = unsupported
         return config
     }
 

@@ -39,6 +39,8 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidValue = "invalid_value"
         /// A setting that has no effect (reported as a warning, see ``BridgeConfig/warnings``).
         case ignoredSetting = "ignored_setting"
+        /// A valid setting this version cannot act on yet (see ``BridgeConfig/unsupported``).
+        case unsupportedSetting = "unsupported_setting"
     }
 
     /// The kind of problem.

@@ -6,6 +6,7 @@ import YAMLKit
 enum ConfigKeys {
     static let topLevel = [
         "mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "health", "log_level", "devices",
+        "bridge", "cluster",
     ]
     static let mqtt = ["url", "base_topic", "client_id", "username", "password", "tls", "protocol", "keepalive"]
     static let tls = ["ca_file", "cert_file", "key_file"]
@@ -14,6 +15,8 @@ enum ConfigKeys {
     static let commands = ["timeout", "queue", "allow"]
     static let reconnect = ["initial_delay", "max_delay"]
     static let health = ["interval", "metrics_file"]
+    static let bridge = ["id"]
+    static let cluster = ["enabled", "switch_margin", "switch_after"]
     static let device = [
         "match", "name", "characteristics", "services", "connection", "poll_interval", "listen", "advertisement",
         "only_services",
@@ -29,6 +32,7 @@ enum ConfigKeys {
         ("commands", commands), ("reconnect", reconnect), ("health", health), ("devices[]", device),
         ("devices[].match", match), ("devices[].characteristics[]", characteristic), ("devices[].services[]", service),
         ("devices[].advertisement", advertisement),
+        ("bridge", bridge), ("cluster", cluster),
     ]
 
     /// Every key as a path: `mqtt`, `mqtt.tls.ca_file`, `devices[].characteristics[].uuid`.

@@ -7,9 +7,16 @@
 ///
 /// Topic strings for a characteristic are built once (``characteristicTopics(device:service:characteristic:)``)
 /// and kept by the runtime, so publishing a value builds no strings.
+///
+/// With `cluster.enabled` (SPEC §10) the bridge's own topics move from `{base}/bridge/…` to
+/// `{base}/bridges/{id}/…`, and ``cluster`` holds the topics only a cluster member uses; device topics do not change.
 public struct TopicMapper: Sendable {
     /// The reserved segment under the base topic for the bridge's own topics.
     public static let bridgeSegment = "bridge"
+    /// The reserved segment under the base topic for the bridges' own topics in a cluster (SPEC §10).
+    public static let bridgesSegment = "bridges"
+    /// The segments under the base topic no device may use (a device `name` is checked against them).
+    public static let reservedSegments: Set<String> = [bridgeSegment, bridgesSegment]
 
     /// `mqtt.base_topic`.
     public let baseTopic: String
@@ -19,48 +26,68 @@ public struct TopicMapper: Sendable {
     public let devices: [BridgeConfig.Device]
     let prefix: String  // "{base}/"
 
-    /// Creates a mapper from the configuration.
+    /// Creates a mapper from the configuration: with `cluster.enabled`, the bridge's own topics are those of
+    /// `bridge.id` under `{base}/bridges/`.
     public init(config: BridgeConfig) {
-        self.init(baseTopic: config.mqtt.baseTopic, devices: config.devices, discoveryPrefix: config.homeAssistant.prefix)
+        self.init(
+            baseTopic: config.mqtt.baseTopic, devices: config.devices, discoveryPrefix: config.homeAssistant.prefix,
+            clusterBridgeID: config.cluster.enabled ? config.bridgeID : nil)
     }
 
     /// Creates a mapper from a base topic and device entries.
-    public init(baseTopic: String, devices: [BridgeConfig.Device] = [], discoveryPrefix: String = "homeassistant") {
+    /// - Parameter clusterBridgeID: this bridge's id when the cluster is on (a valid ``BridgeID``), else `nil`.
+    public init(
+        baseTopic: String, devices: [BridgeConfig.Device] = [], discoveryPrefix: String = "homeassistant",
+        clusterBridgeID: String? = nil
+    ) {
+        precondition(clusterBridgeID.map(BridgeID.isValid) ?? true, "invalid bridge id \(clusterBridgeID ?? "")")
         self.baseTopic = baseTopic
         self.devices = devices
         self.discoveryPrefix = discoveryPrefix
         self.prefix = baseTopic + "/"
-        self.bridgeState = "\(baseTopic)/bridge/state"
-        self.bridgeDevices = "\(baseTopic)/bridge/devices"
-        self.bridgeHealth = "\(baseTopic)/bridge/health"
-        self.bridgeRequestFilter = "\(baseTopic)/bridge/request/+"
+        let own = clusterBridgeID.map { "\(baseTopic)/\(Self.bridgesSegment)/\($0)" } ?? "\(baseTopic)/\(Self.bridgeSegment)"
+        self.ownPrefix = own + "/"
+        self.cluster = clusterBridgeID.map { ClusterTopics(baseTopic: baseTopic, bridgeID: $0) }
+        self.bridgeState = "\(own)/state"
+        self.bridgeDevices = "\(own)/devices"
+        self.bridgeHealth = "\(own)/health"
+        self.bridgeRequestFilter = "\(own)/request/+"
         self.setFilter = "\(baseTopic)/+/+/+/set"
         self.getFilter = "\(baseTopic)/+/+/+/get"
     }
 
     // MARK: - Bridge topics
 
-    /// `{base}/bridge/state` (retained `online`/`offline`, also the last will).
+    /// `{own}/`: `{base}/bridge/`, or `{base}/bridges/{id}/` with the cluster on.
+    let ownPrefix: String
+
+    /// The topics of a cluster member (SPEC §10); `nil` when `cluster.enabled` is false.
+    public let cluster: ClusterTopics?
+
+    /// `{base}/bridge/state`, or `{base}/bridges/{id}/state` with the cluster on (retained `online`/`offline`,
+    /// also the last will).
     public let bridgeState: String
-    /// `{base}/bridge/health` (SPEC §9, not retained).
+    /// `{base}/bridge/health`, or `{base}/bridges/{id}/health` with the cluster on (SPEC §9, not retained).
     public let bridgeHealth: String
-    /// `{base}/bridge/devices` (retained JSON array).
+    /// `{base}/bridge/devices`, or `{base}/bridges/{id}/devices` with the cluster on (retained JSON array).
     public let bridgeDevices: String
-    /// `{base}/bridge/request/+`: the filter for bridge commands.
+    /// `{base}/bridge/request/+`, or `{base}/bridges/{id}/request/+` with the cluster on: the filter for bridge
+    /// commands.
     public let bridgeRequestFilter: String
     /// `{base}/+/+/+/set`: the filter for write commands.
     public let setFilter: String
     /// `{base}/+/+/+/get`: the filter for read commands.
     public let getFilter: String
 
-    /// Every filter the bridge subscribes to.
+    /// Every command filter the bridge subscribes to (a cluster member also subscribes to
+    /// ``ClusterTopics/filters``).
     public var commandFilters: [String] { [setFilter, getFilter, bridgeRequestFilter] }
 
-    /// `{base}/bridge/request/{command}`.
-    public func bridgeRequest(_ command: String) -> String { "\(baseTopic)/bridge/request/\(command)" }
+    /// `{base}/bridge/request/{command}`, or `{base}/bridges/{id}/request/{command}` with the cluster on.
+    public func bridgeRequest(_ command: String) -> String { "\(ownPrefix)request/\(command)" }
 
-    /// `{base}/bridge/response/{command}`.
-    public func bridgeResponse(_ command: String) -> String { "\(baseTopic)/bridge/response/\(command)" }
+    /// `{base}/bridge/response/{command}`, or `{base}/bridges/{id}/response/{command}` with the cluster on.
+    public func bridgeResponse(_ command: String) -> String { "\(ownPrefix)response/\(command)" }
 
     /// `{prefix}/{component}/{nodeID}/{objectID}/config`: a Home Assistant discovery topic.
     public func discoveryConfig(component: String, nodeID: String, objectID: String) -> String {
@@ -140,7 +167,8 @@ public struct TopicMapper: Sendable {
     // MARK: - Incoming
 
     /// Parses a topic the bridge received: `{base}/{device}/{service}/{characteristic}/set|get`
-    /// or `{base}/bridge/request/{command}`. `nil` for anything else.
+    /// or this bridge's `{own}/request/{command}` (see ``bridgeRequestFilter``). `nil` for anything else,
+    /// the requests of other bridges included.
     public func parse(_ topic: String) -> IncomingTopic? {
         guard topic.hasPrefix(prefix) else { return nil }
         let rest = topic.utf8.dropFirst(prefix.utf8.count)
@@ -160,10 +188,14 @@ public struct TopicMapper: Sendable {
         for part in parts where part.isEmpty || part.utf8.contains(0x2B) || part.utf8.contains(0x23) {
             return nil
         }
-        if parts.count == 3, parts[0] == Self.bridgeSegment, parts[1] == "request" {
+        if let cluster {
+            if parts.count == 4, parts[0] == Self.bridgesSegment, parts[1] == cluster.bridgeID, parts[2] == "request" {
+                return .bridgeRequest(command: String(parts[3]))
+            }
+        } else if parts.count == 3, parts[0] == Self.bridgeSegment, parts[1] == "request" {
             return .bridgeRequest(command: String(parts[2]))
         }
-        guard parts.count == 4, parts[0] != Self.bridgeSegment,
+        guard parts.count == 4, parts[0] != Self.bridgeSegment, parts[0] != Self.bridgesSegment,
             let operation = CharacteristicOperation(rawValue: String(parts[3]))
         else { return nil }
         return .characteristic(
