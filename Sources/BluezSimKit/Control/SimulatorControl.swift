@@ -35,6 +35,18 @@ public enum SimulatorControl {
                 try await simulator.dropConnection(address: inv.arguments[0].string ?? "")
                 return []
             },
+            "DropAllConnections": DBusMethod { _ in
+                await simulator.dropAllConnections()
+                return []
+            },
+            "SetRSSI": DBusMethod(in: "ssn") { inv in
+                guard let rssi = inv.arguments[2].int else { throw invalid("expected an RSSI in dBm") }
+                guard (-127...127).contains(rssi) else { throw invalid("RSSI \(rssi) is not in -127...127") }
+                let adapter = inv.arguments[1].string ?? ""
+                try await simulator.setRSSI(address: inv.arguments[0].string ?? "", adapter: adapter.isEmpty ? nil : adapter,
+                                            Int16(rssi))
+                return []
+            },
             "FailNextConnect": DBusMethod(in: "sssu") { inv in
                 let error = try bluezError(inv.arguments[1].string ?? "", inv.arguments[2].string ?? "")
                 try await simulator.failNextConnect(address: inv.arguments[0].string ?? "", error: error,

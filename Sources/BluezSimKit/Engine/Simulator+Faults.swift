@@ -25,6 +25,39 @@ extension Simulator {
         }
     }
 
+    /// Drops every link of this simulator at once, as a link loss (the host going away): the
+    /// peripherals are free for other adapters and simulators.
+    public func dropAllConnections() {
+        for path in deviceOrder {
+            guard let d = devices[path], d.connection != .disconnected else { continue }
+            linkLost(d)
+        }
+        logger.info("every link dropped (injected)")
+    }
+
+    /// Sets the mean RSSI at which `adapter` (nil: every adapter that hears it) hears the peripheral
+    /// with `address`. The next advertisements report it (the walk restarts there), and so does the
+    /// `RSSI` property with them; 127 means "not available". An adapter that does not hear the
+    /// peripheral in the scenario does not start hearing it.
+    public func setRSSI(address: String, adapter: String?, _ rssi: Int16) throws(DBusError) {
+        guard (-127...127).contains(rssi) else {
+            throw DBusError(SimulatorControl.ErrorName.invalidArguments, "RSSI \(rssi) is not in -127...127")
+        }
+        var found = try peripherals(address)
+        if let adapter, !adapter.isEmpty {
+            let path = try adaptersNamed(adapter)[0].path
+            found = found.filter { $0.adapterPath == path }
+            guard !found.isEmpty else {
+                throw DBusError(SimulatorControl.ErrorName.unknownDevice, "\(adapter) does not hear \(address) in the scenario")
+            }
+        }
+        for d in found {
+            d.meanRSSI = rssi
+            d.rssi = rssi
+            logger.info("RSSI set", metadata: ["address": "\(d.spec.address)", "adapter": "\(d.adapterName)", "rssi": "\(rssi)"])
+        }
+    }
+
     /// Makes the next `count` connection attempts to `address` fail with `error` (count 0 disarms).
     /// - Parameters:
     ///   - linkUp: `Connected` flips true, then false after the error reply (default: for
