@@ -67,6 +67,11 @@ final class LinkRegistry {
         }
     }
 
+    /// Gives every link back (the simulator stops, as its process ending would).
+    func releaseAll() {
+        for address in Array(held.keys) { release(address) }
+    }
+
     /// This simulator holds the link of `address`.
     func holds(_ address: String) -> Bool {
         held[address.uppercased()] != nil

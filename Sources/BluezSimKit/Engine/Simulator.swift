@@ -190,6 +190,9 @@ public actor Simulator {
             for c in devices[path]!.gatt.characteristics { releaseAcquisition(c, signal: false) }
         }
         socketLoop.stop()
+        // A stopped simulator holds no peripheral (as when its process ends).
+        for path in deviceOrder { devices[path]?.holdsLink = false }
+        links.releaseAll()
         notifyLog?.flush()
         writeLog?.flush()
     }
