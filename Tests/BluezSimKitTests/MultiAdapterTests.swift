@@ -172,6 +172,37 @@ import Testing
     }
 }
 
+extension MultiAdapterTests {
+    @Test("SetInRangeAt: out of one adapter's range, the link through it drops and the other adapter still hears and connects it")
+    func outOfOneAdaptersRange() async throws {
+        try await SimHarness.run(Self.scenario, control: true) { h in
+            for name in ["hci0", "hci1"] {
+                try await h.call(BlueZNames.adapterPath(name), BlueZNames.adapter, "StartDiscovery")
+            }
+            let at0 = h.devicePath(Self.both), at1 = h.devicePath(Self.both, adapter: "hci1")
+            try await eventually("Both under both adapters") {
+                let paths = try await objectPaths(h)
+                return paths.contains(at0) && paths.contains(at1)
+            }
+            try await h.call(at0, BlueZNames.device, "Connect")
+            let recorder0 = PropertyRecorder(h.client, path: at0)
+            let recorder1 = PropertyRecorder(h.client, path: at1)
+            try await h.control("SetInRangeAt", [.string(Self.both), .string("hci0"), .bool(false)])
+            try await recorder0.wait(for: "Connected", .bool(false))
+            let mark0 = recorder0.values("RSSI").count
+            try await eventually("hci1 still hears it") { recorder1.values("RSSI").count >= 4 }
+            // (The link-loss signal carries one RSSI.)
+            #expect(recorder0.values("RSSI").count <= mark0)
+            try await h.call(at1, BlueZNames.device, "Connect")
+            await #expect(throws: LinkSharingTests.notAnswering) { try await h.call(at0, BlueZNames.device, "Connect") }
+            #expect(await h.simulator.statistics()["links"]?.stringDict?[Self.both]?.string == "hci1")
+            await #expect(throws: DBusError.self) {
+                try await h.control("SetInRangeAt", [.string(Self.onlyHci0), .string("hci1"), .bool(false)])
+            }
+        }
+    }
+}
+
 /// The object paths `GetManagedObjects` lists.
 func objectPaths(_ h: SimHarness) async throws -> Set<String> {
     let reply = try await h.client.call(destination: BlueZNames.service, path: "/",

@@ -31,6 +31,11 @@ public enum SimulatorControl {
                 try await simulator.setInRange(address: inv.arguments[0].string ?? "", inv.arguments[1].bool ?? true)
                 return []
             },
+            "SetInRangeAt": DBusMethod(in: "ssb") { inv in
+                try await simulator.setInRange(address: inv.arguments[0].string ?? "", adapter: try adapterName(inv.arguments[1]),
+                                               inv.arguments[2].bool ?? true)
+                return []
+            },
             "DropConnection": DBusMethod(in: "s") { inv in
                 try await simulator.dropConnection(address: inv.arguments[0].string ?? "")
                 return []

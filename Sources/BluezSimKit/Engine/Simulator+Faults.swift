@@ -9,8 +9,18 @@ extension Simulator {
     /// Moves the peripheral with `address` into or out of radio range. Out of range it stops
     /// advertising, connection attempts fail, and an existing link drops (supervision timeout:
     /// `Connected` and `ServicesResolved` false in one signal). Back in range it advertises again.
-    public func setInRange(address: String, _ inRange: Bool) throws(DBusError) {
-        for d in try peripherals(address) {
+    /// `adapter`: only as that adapter hears it (the peripheral moved away from one radio; the
+    /// others still hear it), nil: every adapter.
+    public func setInRange(address: String, adapter: String? = nil, _ inRange: Bool) throws(DBusError) {
+        var found = try peripherals(address)
+        if let adapter {
+            let path = try adaptersNamed(adapter)[0].path
+            found = found.filter { $0.adapterPath == path }
+            guard !found.isEmpty else {
+                throw DBusError(SimulatorControl.ErrorName.unknownDevice, "\(adapter) does not hear \(address) in the scenario")
+            }
+        }
+        for d in found {
             d.inRange = inRange
             if !inRange && d.connection != .disconnected {
                 linkLost(d)
