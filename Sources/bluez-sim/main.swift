@@ -43,6 +43,10 @@ struct BluezSimCommand: AsyncParsableCommand {
     @Option(name: .customLong("state-dir"), help: "Remember known/paired devices here across restarts (like /var/lib/bluetooth).")
     var stateDir: String?
 
+    @Option(name: .customLong("link-dir"),
+            help: "A directory shared with other bluez-sim processes: a peripheral takes one link at a time across all of them (one flock'ed file per peripheral; default: $BLUEZ_SIM_LINK_DIR).")
+    var linkDir: String?
+
     @Flag(name: .customLong("append-logs"), help: "Append to --write-log/--notify-log instead of truncating them (restarts).")
     var appendLogs = false
 
@@ -102,6 +106,14 @@ struct BluezSimCommand: AsyncParsableCommand {
         options.genericAttributeService = !noGenericAttributeService
         options.stateStore = store
         options.connectDevice = experimental
+        if let dir = linkDir ?? getenv("BLUEZ_SIM_LINK_DIR").map({ String(cString: $0) }), !dir.isEmpty {
+            // Created when missing (its parent must exist); several simulators may race to create it.
+            if mkdir(dir, 0o755) != 0 && errno != EEXIST {
+                logger.critical("cannot create the link directory \(dir): errno \(errno)")
+                throw ExitCode(1)
+            }
+            options.linkDirectory = dir
+        }
         let server = DBusObjectServer(connection: connection, logger: logger)
         let simulator = Simulator(scenario: scenario, server: server, logger: logger, options: options,
                                   notifyLog: notify, writeLog: writes)

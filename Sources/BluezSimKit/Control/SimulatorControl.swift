@@ -31,8 +31,25 @@ public enum SimulatorControl {
                 try await simulator.setInRange(address: inv.arguments[0].string ?? "", inv.arguments[1].bool ?? true)
                 return []
             },
+            "SetInRangeAt": DBusMethod(in: "ssb") { inv in
+                try await simulator.setInRange(address: inv.arguments[0].string ?? "", adapter: try adapterName(inv.arguments[1]),
+                                               inv.arguments[2].bool ?? true)
+                return []
+            },
             "DropConnection": DBusMethod(in: "s") { inv in
                 try await simulator.dropConnection(address: inv.arguments[0].string ?? "")
+                return []
+            },
+            "DropAllConnections": DBusMethod { _ in
+                await simulator.dropAllConnections()
+                return []
+            },
+            "SetRSSI": DBusMethod(in: "ssn") { inv in
+                guard let rssi = inv.arguments[2].int else { throw invalid("expected an RSSI in dBm") }
+                guard (-127...127).contains(rssi) else { throw invalid("RSSI \(rssi) is not in -127...127") }
+                let adapter = inv.arguments[1].string ?? ""
+                try await simulator.setRSSI(address: inv.arguments[0].string ?? "", adapter: adapter.isEmpty ? nil : adapter,
+                                            Int16(rssi))
                 return []
             },
             "FailNextConnect": DBusMethod(in: "sssu") { inv in

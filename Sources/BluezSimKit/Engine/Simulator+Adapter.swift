@@ -100,8 +100,9 @@ extension Simulator {
             var wake = now + .seconds(1)
             let stalled = a.stalledGeneration == generation
             for d in devices(of: a) {
-                // Peripherals keep advertising while connected (BlueZ peripherals and btvirt do).
-                guard d.inRange, !stalled else { continue }
+                // Peripherals keep advertising while connected (BlueZ peripherals and btvirt do),
+                // unless the scenario says otherwise (`advertise_while_connected: false`).
+                guard d.inRange, !stalled, advertises(d) else { continue }
                 let due = d.nextAdvertisement ?? (now + firstAdvertisementDelay(d))
                 if due <= now {
                     advertisement(d, adapter: a)
@@ -122,6 +123,12 @@ extension Simulator {
         }
     }
 
+    /// The peripheral of `d` advertises now: always, or (`advertise_while_connected: false`) while
+    /// no adapter of any simulator sharing the link directory has a link to it.
+    func advertises(_ d: SimulatedDevice) -> Bool {
+        d.advertiseWhileConnected || !links.isLinked(d.spec.address)
+    }
+
     /// One advertisement of `d` received by `a`: creates the device object or updates its RSSI.
     /// `passive`: seen by an advertisement monitor, not a discovery session (no filter applies).
     func advertisement(_ d: SimulatedDevice, adapter a: SimulatedAdapter, passive: Bool = false) {
@@ -137,7 +144,7 @@ extension Simulator {
         var changes: [String: DBusValue] = [:]
         // A fixed RSSI (127, "not available", as btvirt reports) is signalled again with every
         // advertisement, as BlueZ 5.66 did in the realbluez VM; a changing one when it changes.
-        if previous != .int16(rssi) || d.spec.rssi == 127 { changes["RSSI"] = .int16(rssi) }
+        if previous != .int16(rssi) || d.meanRSSI == 127 { changes["RSSI"] = .int16(rssi) }
         // An advertising report sets Name/Alias back to the advertised name (after the GAP name).
         if let name = d.spec.name, d.currentName != name {
             d.currentName = name

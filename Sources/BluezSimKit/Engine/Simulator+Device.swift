@@ -35,23 +35,46 @@ extension Simulator {
         d.connection = .connecting
         d.linkGeneration &+= 1
         let generation = d.linkGeneration
-        logger.debug("connecting", metadata: ["address": "\(d.spec.address)"])
+        let started = clock.now
+        logger.debug("connecting", metadata: ["address": "\(d.spec.address)", "adapter": "\(d.adapterName)"])
         let delay = d.spec.connectDelay ?? settings.connectDelay
         await sleep(delay)
         guard d.linkGeneration == generation, d.connection == .connecting else {
             d.stats.connectFailures &+= 1
             throw BluezError.failed("le-connection-abort-by-local")
         }
-        guard d.inRange, a.present, a.powered else {
-            if settings.connectTimeout > delay { await sleep(settings.connectTimeout - delay) }
+        var linked = d.inRange && a.present && a.powered && links.acquire(d.spec.address, holder: d.adapterName)
+        if !linked && d.inRange && a.present && a.powered {
+            // The peripheral has a link elsewhere (another adapter here, or another simulator sharing the
+            // link directory) and does not answer; the controller keeps initiating until the connect
+            // timeout, so the link comes up if the other one ends meanwhile.
+            d.stats.linkConflicts &+= 1
+            logger.info("peripheral linked elsewhere, waiting", metadata: ["address": "\(d.spec.address)", "adapter": "\(d.adapterName)"])
+            let deadline = started + settings.connectTimeout
+            while !linked, clock.now < deadline {
+                await sleep(min(.milliseconds(50), deadline - clock.now))
+                guard d.linkGeneration == generation, d.connection == .connecting else {
+                    d.stats.connectFailures &+= 1
+                    throw BluezError.failed("le-connection-abort-by-local")
+                }
+                linked = d.inRange && a.present && a.powered && links.acquire(d.spec.address, holder: d.adapterName)
+            }
+        }
+        guard linked else {
+            // BlueZ 5.66 (Linux LE create connection): a peripheral that does not answer fails the
+            // attempt at the connect timeout with `le-connection-abort-by-local`.
+            let remaining = started + settings.connectTimeout - clock.now
+            if remaining > .zero { await sleep(remaining) }
             if d.linkGeneration == generation {
                 d.connection = .disconnected
                 d.linkGeneration &+= 1
             }
             d.stats.connectFailures &+= 1
-            logger.info("connection failed: peripheral not in range", metadata: ["address": "\(d.spec.address)"])
+            logger.info("connection failed: peripheral not answering (out of range or linked elsewhere)",
+                        metadata: ["address": "\(d.spec.address)", "adapter": "\(d.adapterName)"])
             throw viaConnectDevice ? DBusError("org.bluez.Failed", "") : BluezError.failed("le-connection-abort-by-local")
         }
+        d.holdsLink = true
         d.connection = .connected
         d.stats.connects &+= 1
         d.linkLossError = BluezError.operationFailed
@@ -60,7 +83,7 @@ extension Simulator {
         // (device_add_connection: "already connected"); Get/GetAll report true.
         server.setProperties(path: d.path, interface: BlueZNames.device, ["Connected": .bool(true)],
                              emit: settings.signalConnected)
-        logger.info("connected", metadata: ["address": "\(d.spec.address)"])
+        logger.info("connected", metadata: ["address": "\(d.spec.address)", "adapter": "\(d.adapterName)"])
         persistKnownDevices()
         let path = d.path
         Task { [weak self] in
@@ -257,6 +280,10 @@ extension Simulator {
         d.linkGeneration &+= 1
         let wasUp = d.connection == .connected || d.connection == .disconnecting
         d.connection = .disconnected
+        if d.holdsLink {
+            d.holdsLink = false
+            links.release(d.spec.address)
+        }
         for c in d.gatt.characteristics { c.state.withLock { $0.active = false } }
         // Requests waiting for the peripheral end now ("Operation failed").
         d.linkLossError = pendingError

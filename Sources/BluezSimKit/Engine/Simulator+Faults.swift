@@ -9,8 +9,18 @@ extension Simulator {
     /// Moves the peripheral with `address` into or out of radio range. Out of range it stops
     /// advertising, connection attempts fail, and an existing link drops (supervision timeout:
     /// `Connected` and `ServicesResolved` false in one signal). Back in range it advertises again.
-    public func setInRange(address: String, _ inRange: Bool) throws(DBusError) {
-        for d in try peripherals(address) {
+    /// `adapter`: only as that adapter hears it (the peripheral moved away from one radio; the
+    /// others still hear it), nil: every adapter.
+    public func setInRange(address: String, adapter: String? = nil, _ inRange: Bool) throws(DBusError) {
+        var found = try peripherals(address)
+        if let adapter {
+            let path = try adaptersNamed(adapter)[0].path
+            found = found.filter { $0.adapterPath == path }
+            guard !found.isEmpty else {
+                throw DBusError(SimulatorControl.ErrorName.unknownDevice, "\(adapter) does not hear \(address) in the scenario")
+            }
+        }
+        for d in found {
             d.inRange = inRange
             if !inRange && d.connection != .disconnected {
                 linkLost(d)
@@ -22,6 +32,39 @@ extension Simulator {
     public func dropConnection(address: String) throws(DBusError) {
         for d in try peripherals(address) where d.connection != .disconnected {
             linkLost(d)
+        }
+    }
+
+    /// Drops every link of this simulator at once, as a link loss (the host going away): the
+    /// peripherals are free for other adapters and simulators.
+    public func dropAllConnections() {
+        for path in deviceOrder {
+            guard let d = devices[path], d.connection != .disconnected else { continue }
+            linkLost(d)
+        }
+        logger.info("every link dropped (injected)")
+    }
+
+    /// Sets the mean RSSI at which `adapter` (nil: every adapter that hears it) hears the peripheral
+    /// with `address`. The next advertisements report it (the walk restarts there), and so does the
+    /// `RSSI` property with them; 127 means "not available". An adapter that does not hear the
+    /// peripheral in the scenario does not start hearing it.
+    public func setRSSI(address: String, adapter: String?, _ rssi: Int16) throws(DBusError) {
+        guard (-127...127).contains(rssi) else {
+            throw DBusError(SimulatorControl.ErrorName.invalidArguments, "RSSI \(rssi) is not in -127...127")
+        }
+        var found = try peripherals(address)
+        if let adapter, !adapter.isEmpty {
+            let path = try adaptersNamed(adapter)[0].path
+            found = found.filter { $0.adapterPath == path }
+            guard !found.isEmpty else {
+                throw DBusError(SimulatorControl.ErrorName.unknownDevice, "\(adapter) does not hear \(address) in the scenario")
+            }
+        }
+        for d in found {
+            d.meanRSSI = rssi
+            d.rssi = rssi
+            logger.info("RSSI set", metadata: ["address": "\(d.spec.address)", "adapter": "\(d.adapterName)", "rssi": "\(rssi)"])
         }
     }
 

@@ -222,7 +222,10 @@ extension Simulator {
     /// A write the peripheral accepted: stored, logged, echoed.
     func accept(_ d: SimulatedDevice, _ c: SimCharacteristic, value: [UInt8], offset: Int, type: String) {
         d.stats.writes &+= 1
-        writeLog?.append(prefix: Array("\(d.spec.address) \(c.uuid) \(type) \(offset) ".utf8), bytes: value)
+        // With several adapters the line ends with the adapter the write came through (a 7th field;
+        // single-adapter scenarios keep the 6-field lines their readers expect).
+        writeLog?.append(prefix: Array("\(d.spec.address) \(c.uuid) \(type) \(offset) ".utf8), bytes: value,
+                         suffix: adapterOrder.count > 1 ? Array(" \(d.adapterName)".utf8) : [])
         c.store(value, offset: offset)
         if c.isBatteryLevel { Self.updateBatteryPercentage(server: server, characteristic: c, value: c.value) }
         logger.debug("write", metadata: [

@@ -109,7 +109,7 @@ extension Simulator {
             let now = clock.now
             var wake = now + .seconds(1)
             if a.powered && !a.discovering {
-                for d in devices(of: a) where d.inRange {
+                for d in devices(of: a) where d.inRange && advertises(d) {
                     let matches = a.monitorApps.mapValues { $0.matching(d.spec, serviceData: d.serviceData) }
                     guard matches.values.contains(where: { !$0.isEmpty }) else { continue }
                     let due = d.nextAdvertisement ?? (now + firstAdvertisementDelay(d))

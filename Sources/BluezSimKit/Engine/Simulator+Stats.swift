@@ -16,12 +16,16 @@ extension Simulator {
         var connected = 0
         var entries: [DBusDictEntry] = []
         var seen = Set<String>()
+        var byAdapter: [String: DeviceStats] = [:]
+        var linksByAdapter: [String: [String]] = [:]
+        var linkEntries: [DBusDictEntry] = []
         for path in deviceOrder {
             guard let d = devices[path] else { continue }
             let s = d.stats
             total.connectAttempts &+= s.connectAttempts
             total.connects &+= s.connects
             total.connectFailures &+= s.connectFailures
+            total.linkConflicts &+= s.linkConflicts
             total.disconnects &+= s.disconnects
             total.linkLosses &+= s.linkLosses
             total.reads &+= s.reads
@@ -61,7 +65,20 @@ extension Simulator {
             sessions += deviceSessions
             let isConnected = d.connection == .connected
             if isConnected { connected += 1 }
-            let adapter = String(d.adapterPath.split(separator: "/").last ?? "")
+            let adapter = d.adapterName
+            var perAdapter = byAdapter[adapter] ?? DeviceStats()
+            perAdapter.connectAttempts &+= s.connectAttempts
+            perAdapter.connects &+= s.connects
+            perAdapter.connectFailures &+= s.connectFailures
+            perAdapter.linkConflicts &+= s.linkConflicts
+            perAdapter.disconnects &+= s.disconnects
+            perAdapter.linkLosses &+= s.linkLosses
+            perAdapter.writes &+= s.writes
+            byAdapter[adapter] = perAdapter
+            if isConnected {
+                linksByAdapter[adapter, default: []].append(d.spec.address)
+                linkEntries.append(DBusDictEntry(.string(d.spec.address), .string(adapter)))
+            }
             let key = seen.insert(d.spec.address).inserted ? d.spec.address : adapter + "/" + d.spec.address
             let values: [String: DBusValue] = [
                 "adapter": .string(adapter),
@@ -76,6 +93,8 @@ extension Simulator {
                 "connect_attempts": .uint64(s.connectAttempts),
                 "connects": .uint64(s.connects),
                 "connect_failures": .uint64(s.connectFailures),
+                "link_conflicts": .uint64(s.linkConflicts),
+                "mean_rssi": .int16(d.meanRSSI),
                 "disconnects": .uint64(s.disconnects),
                 "link_losses": .uint64(s.linkLosses),
                 "reads": .uint64(s.reads),
@@ -109,7 +128,18 @@ extension Simulator {
             guard let a = adapters[path] else { continue }
             discoveryStarts &+= a.discoveryStarts
             discovering = discovering || a.discovering
+            let counts = byAdapter[a.spec.name] ?? DeviceStats()
+            let linked = linksByAdapter[a.spec.name] ?? []
             adapterEntries.append(DBusDictEntry(.string(a.spec.name), .stringVariantDict([
+                "connect_attempts": .uint64(counts.connectAttempts),
+                "connects": .uint64(counts.connects),
+                "connect_failures": .uint64(counts.connectFailures),
+                "link_conflicts": .uint64(counts.linkConflicts),
+                "disconnects": .uint64(counts.disconnects),
+                "link_losses": .uint64(counts.linkLosses),
+                "writes": .uint64(counts.writes),
+                "connected_devices": .uint32(UInt32(linked.count)),
+                "links": .stringArray(linked),
                 "present": .bool(a.present),
                 "powered": .bool(a.powered),
                 "discovering": .bool(a.discovering),
@@ -122,6 +152,9 @@ extension Simulator {
             "connect_attempts": .uint64(total.connectAttempts),
             "connects": .uint64(total.connects),
             "connect_failures": .uint64(total.connectFailures),
+            "link_conflicts": .uint64(total.linkConflicts),
+            "links": .dictionary(key: "s", value: "s", linkEntries),
+            "link_dir": .string(options.linkDirectory ?? ""),
             "disconnects": .uint64(total.disconnects),
             "link_losses": .uint64(total.linkLosses),
             "reads": .uint64(total.reads),

@@ -17,6 +17,9 @@ public struct SimulatorOptions: Sendable {
     public var notifyLogFlushInterval: Duration = .milliseconds(50)
     /// Where known devices are remembered across restarts (`--state-dir`); nil: nowhere.
     public var stateStore: KnownDeviceStore?
+    /// A directory shared with other simulators (`--link-dir`): a peripheral takes one link at a
+    /// time across all of them (see ``LinkRegistry``); nil: only across this simulator's adapters.
+    public var linkDirectory: String?
 
     /// Defaults.
     public init() {}
@@ -42,6 +45,8 @@ public actor Simulator {
     /// The one thread that polls them.
     let socketLoop = PollLoop(name: "bluez-sim notify sockets")
     let clock = ContinuousClock()
+    /// Which peripherals have a link, here and in the simulators sharing ``SimulatorOptions/linkDirectory``.
+    let links: LinkRegistry
 
     var adapters: [String: SimulatedAdapter] = [:]
     var adapterOrder: [String] = []
@@ -83,6 +88,7 @@ public actor Simulator {
         self.options = options
         self.notifyLog = notifyLog
         self.writeLog = writeLog
+        self.links = LinkRegistry(directory: options.linkDirectory)
         self.scheduler = NotificationScheduler { [server, notifyLog] c, value, socket in
             Simulator.emitNotification(server: server, log: notifyLog, characteristic: c, value: value, socket: socket)
         }
@@ -184,6 +190,9 @@ public actor Simulator {
             for c in devices[path]!.gatt.characteristics { releaseAcquisition(c, signal: false) }
         }
         socketLoop.stop()
+        // A stopped simulator holds no peripheral (as when its process ends).
+        for path in deviceOrder { devices[path]?.holdsLink = false }
+        links.releaseAll()
         notifyLog?.flush()
         writeLog?.flush()
     }

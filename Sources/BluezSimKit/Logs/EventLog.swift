@@ -39,14 +39,15 @@ public final class EventLog: Sendable {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
-    /// Appends `<unix_time_ns> ` + `prefix` + hex of `bytes` + newline.
-    func append(prefix: [UInt8], bytes: [UInt8], time: UInt64 = EventLog.unixTimeNanoseconds()) {
+    /// Appends `<unix_time_ns> ` + `prefix` + hex of `bytes` + `suffix` + newline.
+    func append(prefix: [UInt8], bytes: [UInt8], suffix: [UInt8] = [], time: UInt64 = EventLog.unixTimeNanoseconds()) {
         var line = [UInt8]()
-        line.reserveCapacity(21 + prefix.count + bytes.count * 2 + 1)
+        line.reserveCapacity(21 + prefix.count + bytes.count * 2 + suffix.count + 1)
         appendDecimal(time, to: &line)
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: prefix)
         Hex.append(bytes, to: &line)
+        line.append(contentsOf: suffix)
         line.append(UInt8(ascii: "\n"))
         let full = buffer.withLock { buf -> Bool in
             buf.append(contentsOf: line)

@@ -6,6 +6,9 @@ struct DeviceStats: Sendable {
     var connects: UInt64 = 0
     /// Connection attempts that failed (injected, out of range, cancelled).
     var connectFailures: UInt64 = 0
+    /// Connection attempts that found the peripheral linked elsewhere (another adapter of this
+    /// simulator, or another simulator sharing the link directory): it did not answer at first.
+    var linkConflicts: UInt64 = 0
     /// Links that ended, for any reason.
     var disconnects: UInt64 = 0
     /// Links that ended without a `Disconnect` call (out of range, dropped, power, adapter removed).

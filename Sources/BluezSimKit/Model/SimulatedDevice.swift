@@ -39,6 +39,9 @@ final class SimulatedDevice {
     var gattExported = false
     /// Current RSSI of the random walk.
     var rssi: Int16
+    /// The mean of the walk: the scenario's RSSI at this adapter, changed by control `SetRSSI`
+    /// (127: "not available", every advertisement reports 127).
+    var meanRSSI: Int16
     var random: SplitMix64
     /// The `RSSI` property is present (it is invalidated when discovery stops).
     var hasRSSIProperty = false
@@ -69,6 +72,8 @@ final class SimulatedDevice {
     var pairingUntil: ContinuousClock.Instant?
     /// `org.bluez.Battery1` is on the device object.
     var batteryExported = false
+    /// This device object's link holds the peripheral in the ``LinkRegistry``.
+    var holdsLink = false
 
     init(spec: PeripheralSpec, adapterPath: String, settings: ScenarioSettings, genericAttributeService: Bool) {
         self.spec = spec
@@ -79,6 +84,8 @@ final class SimulatedDevice {
         self.inRange = spec.inRange
         self.paired = spec.paired
         self.rssi = spec.rssi
+        self.meanRSSI = spec.rssi
+        self.advertiseWhileConnected = spec.advertiseWhileConnected ?? settings.advertiseWhileConnected
         self.currentName = spec.name
         self.random = SplitMix64(seed: settings.seed, text: "rssi" + spec.address)
         self.serviceData = spec.serviceData
@@ -88,6 +95,14 @@ final class SimulatedDevice {
         }
     }
 
+    /// The adapter's name (`hci0`).
+    var adapterName: String {
+        String(adapterPath.split(separator: "/").last ?? "")
+    }
+
+    /// The peripheral keeps advertising while it has a link (scenario `advertise_while_connected`).
+    var advertiseWhileConnected: Bool
+
     /// The alias BlueZ shows: the name, else the address with dashes.
     var alias: String {
         currentName ?? String(spec.address.map { $0 == ":" ? "-" : $0 })
@@ -96,9 +111,9 @@ final class SimulatedDevice {
     /// The next RSSI of a bounded random walk around the scenario's mean.
     func nextRSSI() -> Int16 {
         // 127 means "RSSI not available" (HCI); btvirt reports it for every advertisement.
-        if spec.rssi == 127 { return 127 }
+        if meanRSSI == 127 { return 127 }
         let step = Int16(Int(random.next() % 7) - 3)
-        let mean = spec.rssi
+        let mean = meanRSSI
         var v = rssi &+ step
         v = min(mean + 8, max(mean - 8, v))
         rssi = v

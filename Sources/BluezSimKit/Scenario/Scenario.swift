@@ -65,6 +65,10 @@ public struct ScenarioSettings: Sendable {
     public var strictWriteCommand: Bool = false
     /// Seed of every pseudo-random value (RSSI walks, generators).
     public var seed: UInt64 = 1
+    /// Peripherals keep advertising while they have a link (BlueZ's example peripheral and btvirt
+    /// do, and other radios can only measure a linked device while it does). False: a linked
+    /// peripheral is silent to every adapter of every simulator sharing the link directory.
+    public var advertiseWhileConnected: Bool = true
 
     /// Default settings.
     public init() {}
@@ -111,10 +115,13 @@ public struct PeripheralSpec: Sendable {
     public var addressType: String
     /// The advertised local name; nil when it advertises none.
     public var name: String?
-    /// The adapter (`hci0`) that sees it.
+    /// The adapter (`hci0`) that sees it. A peripheral heard by several adapters is one spec per
+    /// adapter (same address, each with its RSSI): one device object under each adapter.
     public var adapter: String
-    /// Mean RSSI in dBm.
+    /// Mean RSSI in dBm at this adapter.
     public var rssi: Int16
+    /// Per-device override of ``ScenarioSettings/advertiseWhileConnected``.
+    public var advertiseWhileConnected: Bool?
     /// Advertised TX power, when any.
     public var txPower: Int16?
     /// GAP appearance, when any.

@@ -80,7 +80,7 @@ struct ScenarioReader {
         var seenAddresses = Set<String>()
         if let list = m["devices"] {
             for node in try sequence(list, "devices") {
-                for d in try peripherals(node, defaultAdapter: adapters[0].name, settings: settings) {
+                for d in try peripherals(node, adapters: adapters.map(\.name), settings: settings) {
                     guard seenAdapters.contains(d.adapter) else {
                         throw fail(node, "unknown adapter \(d.adapter)")
                     }
@@ -99,6 +99,7 @@ struct ScenarioReader {
             "advertise_delay", "advertise_jitter", "rssi_interval", "temporary_timeout", "connect_delay",
             "resolve_delay", "resolve_delay_cached", "gatt_export_time", "gatt_objects_first", "signal_connected",
             "disconnect_delay", "pairing_failure_delay", "connect_timeout", "mtu", "strict_write_command", "seed",
+            "advertise_while_connected",
         ])
         var s = ScenarioSettings()
         if let n = m["advertise_delay"] { s.advertiseDelay = try duration(n) }
@@ -117,6 +118,7 @@ struct ScenarioReader {
         if let n = m["mtu"] { s.mtu = try mtu(n) }
         if let n = m["strict_write_command"] { s.strictWriteCommand = try bool(n) }
         if let n = m["seed"] { s.seed = UInt64(try integer(n, in: 0...Int.max)) }
+        if let n = m["advertise_while_connected"] { s.advertiseWhileConnected = try bool(n) }
         return s
     }
 
@@ -169,12 +171,14 @@ struct ScenarioReader {
         return spec
     }
 
-    func peripherals(_ node: Node, defaultAdapter: String, settings: ScenarioSettings) throws(ScenarioError) -> [PeripheralSpec] {
+    /// One device entry: one spec per copy (`count`) and adapter that hears it (`adapter` list or
+    /// `rssi` mapping, see ``placements(adapter:rssi:adapters:)``).
+    func peripherals(_ node: Node, adapters: [String], settings: ScenarioSettings) throws(ScenarioError) -> [PeripheralSpec] {
         let m = try mapping(node, "device", keys: [
             "name", "address", "address_type", "adapter", "rssi", "tx_power", "appearance", "advertise",
             "manufacturer_data", "service_data", "advertising_flags", "known", "paired", "trusted", "in_range",
             "advertise_delay", "connect_delay", "resolve_delay", "resolve_delay_cached", "disconnect_delay", "mtu",
-            "count", "services", "gap_name", "broadcast",
+            "count", "services", "gap_name", "broadcast", "advertise_while_connected",
         ])
         guard let addressNode = m["address"] else { throw fail(node, "device needs an address") }
         var spec = PeripheralSpec(address: try address(addressNode))
@@ -184,8 +188,8 @@ struct ScenarioReader {
             spec.addressType = t
         }
         if let n = m["name"] { spec.name = try string(n) }
-        spec.adapter = try m["adapter"].map { n throws(ScenarioError) in try string(n) } ?? defaultAdapter
-        if let n = m["rssi"] { spec.rssi = Int16(try integer(n, in: -127...127)) }
+        let placements = try self.placements(adapter: m["adapter"], rssi: m["rssi"], adapters: adapters)
+        if let n = m["advertise_while_connected"] { spec.advertiseWhileConnected = try bool(n) }
         if let n = m["tx_power"] { spec.txPower = Int16(try integer(n, in: -127...127)) }
         if let n = m["appearance"] { spec.appearance = UInt16(try integer(n, in: 0...0xffff)) }
         if let n = m["manufacturer_data"] {
@@ -221,17 +225,83 @@ struct ScenarioReader {
             spec.advertisedServices = spec.services.filter(\.primary).map(\.uuid)
         }
         let count = try m["count"].map { n throws(ScenarioError) in try integer(n, in: 1...10_000) } ?? 1
-        guard count > 1 else { return [spec] }
-        // Copies: consecutive addresses; "%d" in the name becomes the 1-based copy number, else " <n>" is appended.
-        let base = Self.addressValue(spec.address)
-        return (0..<count).map { i in
-            var copy = spec
-            copy.address = Self.addressText((base &+ UInt64(i)) & 0xffff_ffff_ffff)
-            if let name = spec.name {
-                copy.name = name.contains("%d") ? name.replacingOccurrences(of: "%d", with: "\(i + 1)") : "\(name) \(i + 1)"
+        var copies = [spec]
+        if count > 1 {
+            // Copies: consecutive addresses; "%d" in the name becomes the 1-based copy number, else " <n>" is appended.
+            let base = Self.addressValue(spec.address)
+            copies = (0..<count).map { i in
+                var copy = spec
+                copy.address = Self.addressText((base &+ UInt64(i)) & 0xffff_ffff_ffff)
+                if let name = spec.name {
+                    copy.name = name.contains("%d") ? name.replacingOccurrences(of: "%d", with: "\(i + 1)") : "\(name) \(i + 1)"
+                }
+                return copy
             }
-            return copy
         }
+        return copies.flatMap { copy in
+            placements.map { adapter, rssi in
+                var placed = copy
+                placed.adapter = adapter
+                placed.rssi = rssi
+                return placed
+            }
+        }
+    }
+
+    /// The adapters that hear a device and its mean RSSI at each:
+    /// - `rssi: -60` (or none: -60), `adapter: hci1` (or none: the first adapter): that one adapter;
+    /// - `adapter: [hci0, hci1]`: each listed adapter, at `rssi` (a number, or a mapping giving each);
+    /// - `rssi: {hci0: -60, hci1: -80}` without `adapter`: the adapters it names; with a
+    ///   `default: -85` entry, every adapter (the named ones at their RSSI, the others at the default).
+    /// An adapter without an RSSI for the device never hears it.
+    func placements(adapter adapterNode: Node?, rssi rssiNode: Node?,
+                    adapters: [String]) throws(ScenarioError) -> [(String, Int16)] {
+        var perAdapter: [String: Int16] = [:]
+        var fallback: Int16?
+        var mapped = false
+        if let n = rssiNode {
+            if n.mapping != nil {
+                mapped = true
+                for (k, v) in try pairs(n, "rssi") {
+                    let name = try string(k)
+                    let value = Int16(try integer(v, in: -127...127))
+                    if name == "default" {
+                        fallback = value
+                        continue
+                    }
+                    guard adapters.contains(name) else { throw fail(k, "unknown adapter \(name) in rssi") }
+                    guard perAdapter.updateValue(value, forKey: name) == nil else { throw fail(k, "duplicate key \(name)") }
+                }
+            } else {
+                fallback = Int16(try integer(n, in: -127...127))
+            }
+        }
+        var names: [String]
+        if let n = adapterNode {
+            if let list = n.sequence {
+                names = try list.items.map { item throws(ScenarioError) in try string(item) }
+                guard !names.isEmpty else { throw fail(n, "adapter list is empty") }
+                guard Set(names).count == names.count else { throw fail(n, "adapter listed twice") }
+            } else {
+                names = [try string(n)]
+            }
+            if let extra = perAdapter.keys.sorted().first(where: { !names.contains($0) }) {
+                throw fail(rssiNode, "rssi names \(extra), which is not in the device's adapter list")
+            }
+        } else if mapped {
+            names = fallback != nil ? adapters : adapters.filter { perAdapter[$0] != nil }
+            guard !names.isEmpty else { throw fail(rssiNode, "rssi names no adapter") }
+        } else {
+            names = [adapters[0]]
+        }
+        var out: [(String, Int16)] = []
+        for name in names {
+            guard let rssi = perAdapter[name] ?? fallback ?? (mapped ? nil : -60) else {
+                throw fail(rssiNode, "no RSSI for adapter \(name) (give it, or a default)")
+            }
+            out.append((name, rssi))
+        }
+        return out
     }
 
 }

@@ -16,30 +16,48 @@ final class SimHarness: Sendable {
     let serverConnection: DBusConnection
     let client: DBusConnection
     let clientVanishWatch: Task<Void, Never>
+    /// The control interface (`org.bluezsim`) on a connection of its own, when asked for.
+    let controlConnection: DBusConnection?
+    let controlServer: DBusObjectServer?
 
     static let logger = Logger(label: "bluez-sim-test") { _ in SwiftLogNoOpLogHandler() }
 
     private init(bus: PrivateBus, simulator: Simulator, serverConnection: DBusConnection, client: DBusConnection,
-                 clientVanishWatch: Task<Void, Never>) {
+                 clientVanishWatch: Task<Void, Never>, controlConnection: DBusConnection?, controlServer: DBusObjectServer?) {
         self.bus = bus
         self.simulator = simulator
         self.serverConnection = serverConnection
         self.client = client
         self.clientVanishWatch = clientVanishWatch
+        self.controlConnection = controlConnection
+        self.controlServer = controlServer
     }
 
-    /// Runs `body` with a simulator of `scenario` owning `org.bluez`; stops it afterwards.
-    static func run(_ scenario: String, _ body: (SimHarness) async throws -> Void) async throws {
+    /// Runs `body` with a simulator of `scenario` owning `org.bluez` (and `org.bluezsim` with
+    /// `control`, as `bluez-sim` does); stops it afterwards.
+    static func run(_ scenario: String, options: SimulatorOptions = SimulatorOptions(), control: Bool = false,
+                    _ body: (SimHarness) async throws -> Void) async throws {
         let bus = try PrivateBus()
         let serverConnection = try DBusConnection.connect(address: bus.address, logger: logger)
         let server = DBusObjectServer(connection: serverConnection, logger: logger)
-        let simulator = Simulator(scenario: try ScenarioLoader.parse(scenario), server: server, logger: logger)
+        let simulator = Simulator(scenario: try ScenarioLoader.parse(scenario), server: server, logger: logger,
+                                  options: options)
         await simulator.start()
         let watch = simulator.watchBusClients(serverConnection)
+        var controlConnection: DBusConnection?
+        var controlServer: DBusObjectServer?
+        if control {
+            let connection = try DBusConnection.connect(address: bus.address, logger: logger)
+            let server = DBusObjectServer(connection: connection, logger: logger)
+            server.addInterfaces(path: SimulatorControl.path, [SimulatorControl.interface(for: simulator)])
+            try await connection.requestName(SimulatorControl.busName)
+            controlConnection = connection
+            controlServer = server
+        }
         try await serverConnection.requestName(BlueZNames.service)
         let client = try DBusConnection.connect(address: bus.address, logger: logger)
         let h = SimHarness(bus: bus, simulator: simulator, serverConnection: serverConnection, client: client,
-                           clientVanishWatch: watch)
+                           clientVanishWatch: watch, controlConnection: controlConnection, controlServer: controlServer)
         do {
             try await body(h)
         } catch {
@@ -53,7 +71,16 @@ final class SimHarness: Sendable {
         clientVanishWatch.cancel()
         await simulator.stop()
         client.close()
+        controlConnection?.close()
         serverConnection.close()
+    }
+
+    /// Calls a method of the control interface (`org.bluezsim.Control1`).
+    @discardableResult
+    func control(_ method: String, _ arguments: [DBusValue] = []) async throws(DBusError) -> [DBusValue] {
+        try await client.call(destination: SimulatorControl.busName, path: SimulatorControl.path,
+                              interface: SimulatorControl.interface, method: method, arguments: arguments,
+                              timeout: .seconds(10))
     }
 
     /// Another client on the same bus.
@@ -85,8 +112,8 @@ final class SimHarness: Sendable {
         }
     }
 
-    func devicePath(_ address: String) -> String {
-        BlueZNames.devicePath(adapter: BlueZNames.adapterPath("hci0"), address: address)
+    func devicePath(_ address: String, adapter: String = "hci0") -> String {
+        BlueZNames.devicePath(adapter: BlueZNames.adapterPath(adapter), address: address)
     }
 
     /// The object path of the characteristic with the (short) `uuid` of `address`.
