@@ -79,17 +79,6 @@ public struct KnownDeviceStore: Sendable {
     }
 
     static func readFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            out.append(contentsOf: buf[0..<n])
-        }
-        return String(decoding: out, as: UTF8.self)
+        (try? BridgeBase.readFile(path).get()).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -30,27 +30,13 @@ struct StateFile: Sendable {
     }
 
     private func readAll() -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno != ENOENT {
-                logger.error("cannot read state file \(path): \(String(cString: strerror(errno))); starting without it")
-            }
+        switch readFile(path, limit: 16 << 20) {
+        case .success(let bytes):
+            return bytes
+        case .failure(let error):
+            if !error.isMissing { logger.error("cannot read state file \(path): \(error); starting without it") }
             return nil
         }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buf, buf.count)
-            if n < 0 {
-                logger.error("cannot read state file \(path): \(String(cString: strerror(errno)))")
-                return nil
-            }
-            if n == 0 { break }
-            out += buf[0..<n]
-            if out.count > 16 << 20 { break }
-        }
-        return out
     }
 
     /// Writes atomically; logs and returns false on failure.

@@ -104,21 +104,7 @@ extension BridgeConfig {
 
     /// The whole content of the file at `path`, or `nil` when it cannot be opened or read.
     static func readFile(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                bytes.append(contentsOf: chunk[..<count])
-            } else if count == 0 {
-                return bytes
-            } else if errno != EINTR {
-                return nil
-            }
-        }
+        try? BridgeBase.readFile(path).get()
     }
 
     /// The directory part of `path` (`/etc` for `/etc/bridge.yaml`, `/` for `/bridge.yaml`,
