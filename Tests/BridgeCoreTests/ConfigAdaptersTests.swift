@@ -36,6 +36,10 @@ import Testing
         #expect(config.bluetooth.maxConnections == 3)
         let block = try parse("bluetooth:\n  adapters:\n    - hci3\n")
         #expect(block.bluetooth.adapter == "hci3")
+        // Both keys, agreeing.
+        let both = try parse("bluetooth:\n  adapter: hci1\n  adapters: [hci1]\n")
+        #expect(both.bluetooth.adapters == .named(["hci1"]))
+        #expect(both.bluetooth.adapter == "hci1")
     }
 
     /// Several adapters (or `all`) are checked like any value, then refused until the runtime drives them.
@@ -65,8 +69,8 @@ import Testing
              "bridge.yaml:4:20: adapter 'hci0' is listed twice in 'bluetooth.adapters'", .duplicateName),
             ("bluetooth:\n  adapters: [all]\n",
              "bridge.yaml:4:14: 'all' is not an adapter: write 'bluetooth.adapters: all' without a list", .invalidValue),
-            ("bluetooth:\n  adapter: hci0\n  adapters: [hci0]\n",
-             "bridge.yaml:4:3: set either 'bluetooth.adapter' or 'bluetooth.adapters', not both", .invalidValue),
+            ("bluetooth:\n  adapter: hci2\n  adapters: [hci0]\n",
+             "bridge.yaml:4:12: 'bluetooth.adapter' (hci2) is not one of 'bluetooth.adapters'; set one of them", .invalidValue),
             ("bluetooth:\n  adapters: { hci0: 1 }\n",
              "bridge.yaml:4:13: expected a list for 'bluetooth.adapters', found a mapping", .wrongType),
         ]

@@ -12,7 +12,7 @@ struct HealthSnapshot: Sendable {
         var reconnects: Int
         var lastValueAge: Double?
         var connection: String
-        /// The adapter the device is reached through (SPEC §10).
+        /// The adapter the device is reached through (SPEC §10); empty: not named.
         var adapter: String = ""
     }
 

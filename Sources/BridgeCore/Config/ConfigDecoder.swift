@@ -265,11 +265,13 @@ struct ConfigDecoder {
         var bluetooth = BridgeConfig.Bluetooth()
         if let node = fields("adapter") { bluetooth.adapter = try adapterName(node) }
         if let node = fields("adapters") {
-            if let single = fields("adapter") {
-                throw error(
-                    .invalidValue, "set either 'bluetooth.adapter' or 'bluetooth.adapters', not both", at: single.keyMark)
-            }
             let selection = try adapterSelection(node)
+            // Both keys may be written when they agree (`adapters` is what counts).
+            if let single = fields("adapter"), case .named(let names) = selection, !names.contains(bluetooth.adapter) {
+                throw error(
+                    .invalidValue, "'bluetooth.adapter' (\(bluetooth.adapter)) is not one of 'bluetooth.adapters'; set one of them",
+                    at: single.mark)
+            }
             // The runtime drives one adapter so far (issue 17): several are parsed and checked, then refused
             // here, so that no configuration reaches a runtime that would ignore all adapters but one.
             guard case .named(let names) = selection, names.count == 1 else {
