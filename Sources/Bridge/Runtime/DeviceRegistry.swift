@@ -25,6 +25,8 @@ final class DeviceRegistry: Sendable {
         var services: [String] = []
         /// Links that came up since start (health: `reconnects` is one less).
         var connects = 0
+        /// The adapter the device is reached through (`bridge/devices` and health name it, SPEC §10).
+        var adapter: String { SupervisorCore.adapterName(of: path) }
     }
 
     private let entries = Mutex<[String: Entry]>([:])

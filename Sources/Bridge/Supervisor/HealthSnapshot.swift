@@ -12,6 +12,8 @@ struct HealthSnapshot: Sendable {
         var reconnects: Int
         var lastValueAge: Double?
         var connection: String
+        /// The adapter the device is reached through (SPEC §10); empty: not named.
+        var adapter: String = ""
     }
 
     var uptime: Double
@@ -28,6 +30,8 @@ struct HealthSnapshot: Sendable {
     var slotsMax: Int
     var slotsInUse: Int
     var slotsWaiting: Int
+    /// Each adapter's slots (SPEC §10: health's per-adapter `slots` object).
+    var adapterSlots: [String: SlotPool.Usage] = [:]
 
     /// The SPEC §9 object.
     var json: JSONObject {
@@ -54,6 +58,7 @@ struct HealthSnapshot: Sendable {
             o.append("reconnects", .integer(Int64(d.reconnects)))
             o.append("last_value_age_s", d.lastValueAge.map { .number($0) } ?? .null)
             o.append("connection", .string(d.connection))
+            if !d.adapter.isEmpty { o.append("adapter", .string(d.adapter)) }
             list.append(d.segment, .object(o))
         }
         health.append("devices", .object(list))
@@ -61,6 +66,15 @@ struct HealthSnapshot: Sendable {
             "max": .integer(Int64(slotsMax)), "in_use": .integer(Int64(slotsInUse)), "waiting": .integer(Int64(slotsWaiting)),
         ]
         health.append("connection_slots", .object(slots))
+        var perAdapter = JSONObject()
+        for (name, usage) in adapterSlots.sorted(by: { $0.key < $1.key }) {
+            let o: JSONObject = [
+                "max": .integer(Int64(usage.max)), "in_use": .integer(Int64(usage.inUse)),
+                "waiting": .integer(Int64(usage.waiting)),
+            ]
+            perAdapter.append(name, .object(o))
+        }
+        health.append("slots", .object(perAdapter))
         return health
     }
 

@@ -20,15 +20,19 @@ extension Supervisor {
                 segment: e.segment, connected: e.connected || (snapshot?.connected ?? false), available: e.available,
                 rssi: snapshot?.rssi.flatMap { $0 == 127 ? nil : $0 }, values: v?.count ?? 0,
                 reconnects: max(0, e.connects - 1),
-                lastValueAge: v.flatMap { $0.lastNs > 0 ? Double(nowNs &- $0.lastNs) / 1e9 : nil }, connection: e.policy.name)
+                lastValueAge: v.flatMap { $0.lastNs > 0 ? Double(nowNs &- $0.lastNs) / 1e9 : nil }, connection: e.policy.name,
+                adapter: e.adapter)
         }
+        let configured: [String]
+        if case .named(let names) = config.bluetooth.adapterSelection { configured = names } else { configured = [] }
+        let slots = ctx.slots.usage(adapters: configured)
         return HealthSnapshot(
             uptime: Double(core.startedAt.duration(to: now).components.seconds), rssBytes: Self.residentBytes(),
             published: ctx.router.published, dropped: ctx.router.failed, mqttReconnects: max(0, core.brokerConnections - 1),
             bluezAvailable: central.isAvailable, adapter: config.bluetooth.adapter, adapterPresent: adapter != nil,
             powered: adapter?["Powered"]?.bool ?? false, discovering: adapter?["Discovering"]?.bool ?? false,
-            devices: devices, slotsMax: config.bluetooth.maxConnections, slotsInUse: ctx.slots.inUse,
-            slotsWaiting: ctx.slots.waiting.count)
+            devices: devices, slotsMax: slots.values.reduce(0) { $0 + $1.max }, slotsInUse: ctx.slots.inUse,
+            slotsWaiting: ctx.slots.waiting.count, adapterSlots: slots)
     }
 
     /// The health object of SPEC §9.

@@ -31,6 +31,7 @@ extension Supervisor {
             obj.append("services", .array(services))
             obj.append("connection", .string(e.policy.name))
             obj.append("available", .bool(e.available))
+            obj.append("adapter", .string(e.adapter))
             list.append(.object(obj))
         }
         return JSONValue.array(list).jsonBytes

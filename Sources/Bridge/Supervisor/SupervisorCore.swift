@@ -265,6 +265,14 @@ struct SupervisorCore: Sendable {
         return "/" + parts[0..<4].joined(separator: "/")
     }
 
+    /// The adapter name in a BlueZ object path: `/org/bluez/hci1/dev_…` → `hci1` (a device's adapter); the
+    /// path itself when it is not below `/org/bluez/`.
+    static func adapterName(of path: String) -> String {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count >= 3, parts[0] == "org", parts[1] == "bluez" else { return path }
+        return String(parts[2])
+    }
+
     // MARK: Records
 
     mutating func addRecord(_ record: DeviceRecord) {

@@ -9,7 +9,11 @@ extension BridgeConfig {
         /// this long while scanning (adapters that stop reporting recover); `nil` (`off` or `0s`)
         /// means no watchdog.
         public var scanWatchdog: Duration?
-        /// `max_connections`: never more links (connected or connecting) at once (SPEC §6); default 7.
+        /// `adapters` as written (SPEC §10); `nil` when absent, which means `[adapter]` (``adapterSelection``).
+        /// For now the decoder accepts one adapter only (and then ``adapter`` is that one).
+        public var adapters: AdapterSelection?
+        /// `max_connections`: never more links (connected or connecting) at once, per adapter (SPEC §6, §10);
+        /// default 7.
         public var maxConnections: Int = 7
         /// `acquire_notify`: take notifications through `AcquireNotify` sockets where BlueZ offers
         /// them (values skip dbus-daemon), else `StartNotify`; default true.
@@ -24,6 +28,17 @@ extension BridgeConfig {
             /// Also every advertiser a decoder understands.
             case decodable
         }
+
+        /// `bluetooth.adapters`: the adapters the bridge uses.
+        public enum AdapterSelection: Sendable, Hashable {
+            /// These adapters, in this order.
+            case named([String])
+            /// Every adapter BlueZ has, as they come and go.
+            case all
+        }
+
+        /// The adapters in use: `adapters`, else `[adapter]`.
+        public var adapterSelection: AdapterSelection { adapters ?? .named([adapter]) }
 
         /// The adapter's BlueZ object path, e.g. `/org/bluez/hci0`.
         public var adapterPath: String { "/org/bluez/\(adapter)" }

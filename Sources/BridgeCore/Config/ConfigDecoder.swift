@@ -269,19 +269,25 @@ struct ConfigDecoder {
     func decodeBluetooth(_ value: Located) throws(ConfigError) -> BridgeConfig.Bluetooth {
         let fields = try mapping(value, known: ConfigKeys.bluetooth)
         var bluetooth = BridgeConfig.Bluetooth()
-        if let node = fields("adapter") {
-            let original = try string(node)
-            var name = original
-            let prefix = "/org/bluez/"
-            if name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
-            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ BrokerURL.isHostScalar($0) && $0 != "." && $0 != "-" })
-            else {
+        if let node = fields("adapter") { bluetooth.adapter = try adapterName(node) }
+        if let node = fields("adapters") {
+            let selection = try adapterSelection(node)
+            // Both keys may be written when they agree (`adapters` is what counts).
+            if let single = fields("adapter"), case .named(let names) = selection, !names.contains(bluetooth.adapter) {
+                throw error(
+                    .invalidValue, "'bluetooth.adapter' (\(bluetooth.adapter)) is not one of 'bluetooth.adapters'; set one of them",
+                    at: single.mark)
+            }
+            // The runtime drives one adapter so far (issue 17): several are parsed and checked, then refused
+            // here, so that no configuration reaches a runtime that would ignore all adapters but one.
+            guard case .named(let names) = selection, names.count == 1 else {
                 throw error(
                     .invalidValue,
-                    "invalid adapter '\(original)' (expected a name like hci0 or a path like /org/bluez/hci0)",
+                    "'\(node.path)': several adapters in one bridge are not supported yet; list one adapter (or use 'bluetooth.adapter')",
                     at: node.mark)
             }
-            bluetooth.adapter = name
+            bluetooth.adapters = selection
+            bluetooth.adapter = names[0]
         }
         if let node = fields("services") {
             var seen = Set<BluetoothUUID>()

@@ -10,7 +10,9 @@ enum ConfigKeys {
     ]
     static let mqtt = ["url", "base_topic", "client_id", "username", "password", "tls", "protocol", "keepalive"]
     static let tls = ["ca_file", "cert_file", "key_file"]
-    static let bluetooth = ["adapter", "services", "scan_watchdog", "max_connections", "advertisements", "acquire_notify"]
+    static let bluetooth = [
+        "adapter", "adapters", "services", "scan_watchdog", "max_connections", "advertisements", "acquire_notify",
+    ]
     static let homeAssistant = ["discovery", "prefix", "support_url"]
     static let commands = ["timeout", "queue", "allow"]
     static let reconnect = ["initial_delay", "max_delay"]
