@@ -84,7 +84,11 @@ extension Supervisor {
         case .publishAvailability(let segment, let online):
             ctx.broker.publish(ctx.topics.availability(device: segment), text: online ? "online" : "offline", retain: true)
         case .publishDevices(let force):
-            publishDevices(force: force)
+            feed(.devicesListed(payload: devicesPayload(), force: force), .none, &group)
+        case .sendDevices(let payload):
+            ctx.broker.publish(topic: ctx.topics.bridgeDevices, payload: payload, qos: 1, retain: true)
+        case .respond(let response):
+            respond(response, to: nil)
         case .flushHeldValues:
             let (sent, dropped) = ctx.router.flushHeld()
             if sent > 0 || dropped > 0 {

@@ -26,7 +26,6 @@ final class Supervisor {
     var sessions: [String: Mailbox<SessionInput>] = [:]
     var known = KnownPeripheralBook()
     var homeAssistant: HomeAssistantPublisher
-    var lastDevicesPayload: [UInt8] = []
     /// The core finished the shutdown.
     var done = false
 
@@ -184,7 +183,7 @@ final class Supervisor {
         for action in actions { perform(action, &group) }
     }
 
-    private func readTree(_ scope: DeviceScope) -> SupervisorCore.Tree {
+    func readTree(_ scope: DeviceScope) -> SupervisorCore.Tree {
         let available = central.isAvailable, adapterPath = self.adapterPath
         return central.withTree { t in
             let adapter = t.properties(path: adapterPath, interface: BlueZ.adapter).map { props in

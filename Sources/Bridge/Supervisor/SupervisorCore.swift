@@ -41,6 +41,8 @@ struct SupervisorCore: Sendable {
     /// The shutdown gives up on sessions still running at this time.
     private(set) var shutdownDeadline: BridgeInstant?
     private(set) var finished = false
+    /// The last `{base}/bridge/devices` payload published.
+    var lastDevicesPayload: [UInt8] = []
     private var nextSeed: UInt64 = 0x5eed
 
     /// How long the shutdown waits for the sessions to disconnect.
@@ -139,15 +141,10 @@ struct SupervisorCore: Sendable {
             brokerConnected(&out)
         case .homeAssistantOnline:
             out.append(.homeAssistantRepublish(reason: "Home Assistant is online"))
-        case .forget(let path):
-            forget(path, &out)
-        case .forgetStored(let address):
-            forgetStored(address)
-            out.append(.forgetStored(address: address))
-        case .reconnect(let path):
-            guard let record = devices[path] else { break }
-            out.append(.log(.notice, "reconnecting \(record.address) on request"))
-            out.append(.send(path: path, .reconnectRequested))
+        case .request(let command, let payload):
+            request(command, payload: payload, &out)
+        case .devicesListed(let payload, let force):
+            devicesListed(payload, force: force, &out)
         case .availability, .linkChanged, .connectReturned, .mapped, .advertised, .unreadable:
             report(event, now: now, tree: tree, &out)
         case .sessionEnded(let path):
