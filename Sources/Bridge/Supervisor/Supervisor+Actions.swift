@@ -14,7 +14,7 @@ extension Supervisor {
         case .powerOn:
             group.addTask {
                 do throws(BlueZError) {
-                    try await central.setProperty(adapter, interface: BlueZ.adapter, name: "Powered", value: .bool(true))
+                    try await central.setPowered(adapter: adapter, true)
                     mailbox.send(.powerFinished(error: nil))
                 } catch {
                     mailbox.send(.powerFinished(error: error))
