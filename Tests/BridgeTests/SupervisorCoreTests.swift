@@ -118,7 +118,7 @@ import Testing
         #expect(
             core.handle(.brokerConnected, now: F.at(1100), tree: F.scanningTree).decisions == [
                 .publishBridgeState(online: true), .publishAvailability(segment: "e45f01abcdef", online: false),
-                .publishDevices(force: true), .homeAssistantRepublish(reason: "connected to the broker"), .flushHeldValues,
+                .publishDevices(force: true), .homeAssistantRepublish(reason: "connected to the broker", startHold: true), .flushHeldValues,
             ])
         #expect(core.brokerConnections == 1)
     }

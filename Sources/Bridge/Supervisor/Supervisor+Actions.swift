@@ -97,10 +97,17 @@ extension Supervisor {
         case .publishHealth:
             publishHealth()
 
-        case .homeAssistantRepublish(let reason):
-            homeAssistant.republish(reason: reason, now: now)
-        case .homeAssistantPublish(let path, let peripheral):
-            homeAssistant.publish(path: path, peripheral, now: now)
+        case .homeAssistantRepublish(let reason, let startHold):
+            homeAssistant.republish(reason: reason, startHold: startHold)
+        case .homeAssistantPublish(let path, let peripheral, let hold):
+            if homeAssistant.publish(path: path, peripheral, hold: hold) {
+                feed(.homeAssistantSent(devices: [peripheral.device]), .none, &group)
+            }
+        case .homeAssistantReleaseHeld:
+            if homeAssistant.releaseHeld() { feed(.homeAssistantSent(devices: nil), .none, &group) }
+        case .resendLastValues(let segments):
+            let sent = ctx.router.resendLast(devices: segments)
+            if sent > 0 { logger.debug("Home Assistant: sent the last \(sent) values again") }
         case .homeAssistantRemove(let path):
             homeAssistant.remove(path: path)
 

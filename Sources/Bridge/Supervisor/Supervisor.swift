@@ -59,10 +59,7 @@ final class Supervisor {
                 logger.warning("org.bluez is not on the D-Bus: waiting for BlueZ (bluetoothd) to start")
             }
             while !done {
-                let deadline = core.stopping
-                    ? core.nextDeadline
-                    : [core.nextDeadline, homeAssistant.resendAt, homeAssistant.holdUntil].compactMap { $0 }.min()
-                switch await mailbox.receive(until: deadline, clock: ctx.clock) {
+                switch await mailbox.receive(until: core.nextDeadline, clock: ctx.clock) {
                 case .input(let input): handle(input, &group)
                 case .deadline: break
                 case .finished: feed(.inboxClosed, .none, &group)
@@ -78,12 +75,6 @@ final class Supervisor {
         let now = self.now
         if let at = core.nextDeadline, at <= now {
             feed(.tick(lastAdvertisement: ctx.advertisements.lastAdvertisement), .paths(core.pathsNeeded(at: now)), &group)
-        }
-        guard !core.stopping else { return }
-        homeAssistant.releaseHeld(now: now)
-        if let due = homeAssistant.dueResend(now: now) {
-            let sent = ctx.router.resendLast(devices: due.all ? nil : due.devices)
-            if sent > 0 { logger.debug("Home Assistant: sent the last \(sent) values again") }
         }
     }
 

@@ -62,6 +62,9 @@ extension SupervisorCore {
         case brokerConnected
         /// Home Assistant announced `online`.
         case homeAssistantOnline
+        /// Discovery configs went out (``Action/homeAssistantPublish(path:_:hold:)``,
+        /// ``Action/homeAssistantReleaseHeld``): these devices' last values (nil: every device's) follow.
+        case homeAssistantSent(devices: Set<String>?)
         /// `{base}/bridge/request/{command}` with its payload.
         case request(command: String, payload: [UInt8])
         /// The executor built `{base}/bridge/devices` for ``Action/publishDevices(force:)``.
@@ -168,10 +171,17 @@ extension SupervisorCore {
         /// `{base}/bridge/health` (and the metrics file).
         case publishHealth
 
-        /// Publish the bridge's and every device's discovery config again.
-        case homeAssistantRepublish(reason: String)
-        /// Publish a device's discovery config if it changed.
-        case homeAssistantPublish(path: String, HomeAssistantDiscovery.Peripheral)
+        /// Publish the bridge's and every device's discovery config again; `startHold`: the legacy
+        /// window starts now, the device configs known so far wait for it.
+        case homeAssistantRepublish(reason: String, startHold: Bool)
+        /// Publish a device's discovery config if it changed (`hold`: keep it for the end of the
+        /// legacy window); report ``Event/homeAssistantSent(devices:)`` when it went out.
+        case homeAssistantPublish(path: String, HomeAssistantDiscovery.Peripheral, hold: Bool)
+        /// The legacy window ended: publish the held device configs; report
+        /// ``Event/homeAssistantSent(devices:)`` (every device) when there were any.
+        case homeAssistantReleaseHeld
+        /// Send the last values again, of these devices (segments; nil: every device).
+        case resendLastValues(devices: Set<String>?)
         /// Remove a forgotten device's discovery config.
         case homeAssistantRemove(path: String)
 
