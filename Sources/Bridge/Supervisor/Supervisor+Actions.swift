@@ -167,7 +167,8 @@ extension Supervisor {
             mailbox: inbox))
         let context = ctx, supervisor = mailbox
         if case .advertisement = plan.policy {
-            let session = AdvertisementSession(context: context, device: device, mailbox: inbox, router: ctx.advertisements)
+            let session = AdvertisementSession(
+                io: ctx.io, topics: ctx.topics, logger: logger, device: device, mailbox: inbox, router: ctx.advertisements)
             group.addTask {
                 await session.run()
                 supervisor.send(.sessionEnded(path: path))
