@@ -118,7 +118,7 @@ import Testing
         #expect(
             core.handle(.brokerConnected, now: F.at(1100), tree: F.scanningTree).decisions == [
                 .publishBridgeState(online: true), .publishAvailability(segment: "e45f01abcdef", online: false),
-                .publishDevices(force: true), .homeAssistantRepublish(reason: "connected to the broker"), .flushHeldValues,
+                .publishDevices(force: true), .homeAssistantRepublish(reason: "connected to the broker", startHold: true), .flushHeldValues,
             ])
         #expect(core.brokerConnections == 1)
     }
@@ -186,12 +186,14 @@ import Testing
         _ = core.handle(.deviceAdded(path: thermo.path), now: F.at(1000), tree: F.tree(devices: [thermo]))
         #expect(core.find("e45f01abcdef")?.path == thermo.path && core.find(F.thermo)?.path == thermo.path)
         #expect(
-            core.handle(.forget(path: thermo.path), now: F.at(2000), tree: F.scanningTree).decisions == [
-                .forgetStored(address: F.thermo), .homeAssistantRemove(path: thermo.path),
-                .forgetLastValues(segment: "e45f01abcdef"), .send(path: thermo.path, .stop), .unregister(path: thermo.path),
-                .publishAvailability(segment: "e45f01abcdef", online: false), .publishDevices(force: false),
-                .removeDevice(path: thermo.path),
-            ])
+            core.handle(.request(command: "forget", payload: Array(#"{"device":"e45f01abcdef"}"#.utf8)), now: F.at(2000), tree: F.scanningTree)
+                .decisions == [
+                    .forgetStored(address: F.thermo), .homeAssistantRemove(path: thermo.path),
+                    .forgetLastValues(segment: "e45f01abcdef"), .send(path: thermo.path, .stop), .unregister(path: thermo.path),
+                    .publishAvailability(segment: "e45f01abcdef", online: false), .publishDevices(force: false),
+                    .removeDevice(path: thermo.path),
+                    .respond(.init(command: "forget", body: .device(name: "e45f01abcdef", address: F.thermo))),
+                ])
         #expect(core.find(F.thermo) == nil)
         // The session ends later; only the device list is published again.
         #expect(core.handle(.sessionEnded(path: thermo.path), now: F.at(2100), tree: F.scanningTree).decisions == [.publishDevices(force: false)])

@@ -238,6 +238,11 @@ public final class BlueZClient: Sendable {
         _ = try await call(path, "org.freedesktop.DBus.Properties", "Set", [.string(interface), .string(name), .variant(value)])
     }
 
+    /// `Adapter1.Powered` (set through `org.freedesktop.DBus.Properties.Set`).
+    public func setPowered(adapter: String, _ on: Bool) async throws(BlueZError) {
+        try await setProperty(adapter, interface: BlueZ.adapter, name: "Powered", value: .bool(on))
+    }
+
     /// `Adapter1.SetDiscoveryFilter` with service UUIDs and LE transport.
     public func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool = false) async throws(BlueZError) {
         var filter: [String: DBusValue] = ["Transport": .string("le"), "DuplicateData": .bool(duplicateData)]

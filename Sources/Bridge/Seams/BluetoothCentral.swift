@@ -1,6 +1,5 @@
 import BlueZ
 import BridgeBase
-import DBusKit
 
 /// What the runtime needs of BlueZ: the object tree with its changes, values as they arrive, and
 /// the calls of the central role. ``BlueZClient`` is the real one; tests use an in-memory fake.
@@ -25,7 +24,8 @@ public protocol BluetoothCentral: Sendable {
     /// from the I/O thread.
     func setAdvertisementHandler(_ handler: BlueZAdvertisementHandler?)
 
-    func setProperty(_ path: String, interface: String, name: String, value: DBusValue) async throws(BlueZError)
+    /// Sets the adapter's `Powered` property.
+    func setPowered(adapter: String, _ on: Bool) async throws(BlueZError)
     func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool) async throws(BlueZError)
     /// Passive scanning: registers an advertisement monitor with these or-patterns.
     func registerAdvertisementMonitor(adapter: String, patterns: [AdvertisementMonitorPattern]) async throws(BlueZError)

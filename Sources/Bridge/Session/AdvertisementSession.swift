@@ -13,7 +13,10 @@ import Logging
 /// next advertisement, at the same path. Availability changes are reported to the supervisor,
 /// which records them in the registry.
 final class AdvertisementSession {
-    let ctx: SessionContext
+    /// The seams it acts on (only BlueZ's tree, publishing, the clock, the supervisor's inbox and
+    /// the command responder are used).
+    let io: SessionIO
+    let availabilityTopic: String
     let device: SessionDevice
     let mailbox: Mailbox<SessionInput>
     let router: AdvertisementRouter
@@ -22,12 +25,16 @@ final class AdvertisementSession {
     var available = false
     var reportedValues = 0
 
-    init(context: SessionContext, device: SessionDevice, mailbox: Mailbox<SessionInput>, router: AdvertisementRouter) {
-        ctx = context
+    init(
+        io: SessionIO, topics: TopicMapper, logger: Logger, device: SessionDevice, mailbox: Mailbox<SessionInput>,
+        router: AdvertisementRouter
+    ) {
+        self.io = io
+        availabilityTopic = topics.availability(device: device.segment)
         self.device = device
         self.mailbox = mailbox
         self.router = router
-        var logger = context.logger
+        var logger = logger
         logger[metadataKey: "device"] = "\(device.segment)"
         self.logger = logger
         var bindkey: [UInt8]?
@@ -40,18 +47,18 @@ final class AdvertisementSession {
         router.setRoute(
             path: device.path,
             AdvertisementRouter.Route(
-                segment: device.segment, topic: context.topics.advertisement(device: device.segment), bindkey: bindkey,
+                segment: device.segment, topic: topics.advertisement(device: device.segment), bindkey: bindkey,
                 mailbox: mailbox))
     }
 
-    var now: BridgeInstant { ctx.clock.now }
+    var now: BridgeInstant { io.clock.now }
 
     /// Runs until ``SessionInput/stop``.
     func run() async {
         // The advertisement that made BlueZ create the device object came with InterfacesAdded,
         // not as a change: hand what the tree holds to the router first, if it is from this scan
         // (BlueZ drops `RSSI` when discovery stops; data without it is an old scan's).
-        if let dev = ctx.central.withTree({ $0.device(device.path) }), dev.rssi != nil,
+        if let dev = io.central.withTree({ $0.device(device.path) }), dev.rssi != nil,
            !(dev.serviceData.isEmpty && dev.manufacturerData.isEmpty)
         {
             router.handle(BlueZAdvertisement(
@@ -61,18 +68,18 @@ final class AdvertisementSession {
         if router.seen(path: device.path).online {
             setAvailable(true)
         } else {
-            ctx.broker.publish(ctx.topics.availability(device: device.segment), text: "offline", retain: true)
+            io.broker.publish(availabilityTopic, text: "offline", retain: true)
         }
         while true {
             let deadline = available ? router.seen(path: device.path).last?.advanced(by: timeout) : nil
-            switch await mailbox.receive(until: deadline, clock: ctx.clock) {
+            switch await mailbox.receive(until: deadline, clock: io.clock) {
             case .input(.stop), .finished:
                 end()
                 return
             case .input(.advertised):
                 update()
             case .input(.command(let command)):
-                ctx.responder.fail(
+                io.responder.fail(
                     command,
                     CommandError(
                         .notConnected,
@@ -92,7 +99,7 @@ final class AdvertisementSession {
         let (decoder, values) = router.decodedValues(path: device.path)
         if values.count > reportedValues {
             reportedValues = values.count
-            ctx.supervisor.send(.session(path: device.path, .advertised(decoder: decoder, values: values)))
+            io.supervisor.send(.session(path: device.path, .advertised(decoder: decoder, values: values)))
         }
     }
 
@@ -106,15 +113,15 @@ final class AdvertisementSession {
     private func setAvailable(_ value: Bool) {
         available = value
         if value { logger.info("\(device.address): advertising: online") }
-        ctx.broker.publish(ctx.topics.availability(device: device.segment), text: value ? "online" : "offline", retain: true)
-        ctx.supervisor.send(.session(path: device.path, .availability(value)))
+        io.broker.publish(availabilityTopic, text: value ? "online" : "offline", retain: true)
+        io.supervisor.send(.session(path: device.path, .availability(value)))
     }
 
     private func end() {
         router.removeRoute(path: device.path)
         if available {
-            ctx.broker.publish(ctx.topics.availability(device: device.segment), text: "offline", retain: true)
-            ctx.supervisor.send(.session(path: device.path, .availability(false)))
+            io.broker.publish(availabilityTopic, text: "offline", retain: true)
+            io.supervisor.send(.session(path: device.path, .availability(false)))
         }
     }
 }

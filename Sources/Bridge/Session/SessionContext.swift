@@ -3,12 +3,14 @@ import BridgeCore
 import Logging
 import MQTT
 
-/// What the supervisor and every session share: configuration, the BlueZ and MQTT seams, the
+/// What the runtime wires together for the supervisor: configuration, the BlueZ and MQTT seams, the
 /// value router, the registry, the connection slots, the clock and the supervisor's inbox.
 ///
-/// A session takes apart what it needs: the pure configuration of its ``SessionCore``
-/// (``SessionCore/Configuration``) and the seams its executor acts on (``SessionIO``); it
-/// never writes the registry (the supervisor records the session's reports).
+/// Only the ``Supervisor`` holds it (it uses nearly every field: it wires the sessions, answers
+/// health with the router's and the slots' figures, writes the registry). A session is given
+/// what it needs: the pure configuration of its ``SessionCore`` (``SessionCore/Configuration``)
+/// and the seams its executor acts on (``SessionIO``); an ``AdvertisementSession`` the seams,
+/// the topics and a logger. No session writes the registry (the supervisor records their reports).
 struct SessionContext: Sendable {
     var config: BridgeConfig
     var topics: TopicMapper

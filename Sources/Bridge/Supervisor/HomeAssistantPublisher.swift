@@ -7,9 +7,10 @@ import Logging
 ///
 /// Values are not retained (SPEC §4), so an entity Home Assistant creates (or re-creates after
 /// its restart) would stay `unknown` until the next notification, and for good for a value read
-/// once. After publishing configs the publisher therefore asks for the last values to be sent
-/// again, ``resendDelay`` later: Home Assistant subscribes an entity's state topic only once it
-/// has processed the config.
+/// once. After configs went out the last values are therefore sent again, ``resendDelay`` later:
+/// Home Assistant subscribes an entity's state topic only once it has processed the config.
+/// When (that delay, the legacy window) is the core's (``HomeAssistantSchedule``); this type
+/// only publishes.
 struct HomeAssistantPublisher {
     /// How long after a config the last values are sent again.
     static let resendDelay: Duration = .seconds(2)
@@ -22,18 +23,13 @@ struct HomeAssistantPublisher {
     private var configs: [String: HomeAssistantDiscovery.Message] = [:]
     /// Per-entity configs of earlier versions cleared in this run.
     private var legacyCleared: Set<String> = []
-    /// Until then device configs wait: the broker is still sending the retained per-entity
-    /// configs of earlier versions, which must be cleared before a device config names the
-    /// same entities (Home Assistant ignores a device config whose entities an old config holds).
-    private(set) var holdUntil: BridgeInstant?
+    /// Device configs held back during the legacy window (``HomeAssistantSchedule``): the broker
+    /// is still sending the retained per-entity configs of earlier versions, which must be cleared
+    /// before a device config names the same entities (Home Assistant ignores a device config
+    /// whose entities an old config holds).
     private var held: Set<String> = []
-    private var startedHolding = false
     /// Configs of forgotten devices whose removal could not be sent (broker away).
     private var removals: Set<String> = []
-    /// When the last values are sent again, and of which devices (`nil`: all).
-    private(set) var resendAt: BridgeInstant?
-    private var resendDevices: Set<String> = []
-    private var resendAll = false
 
     init(broker: any MessageBroker, topics: TopicMapper, logger: Logger, bridge: HomeAssistantDiscovery.Bridge) {
         self.broker = broker
@@ -45,18 +41,19 @@ struct HomeAssistantPublisher {
     /// How long device configs wait after the first broker connection.
     static let legacyWindow: Duration = .seconds(1)
 
-    /// Publishes a peripheral's config if it changed, and schedules its values.
-    mutating func publish(path: String, _ peripheral: HomeAssistantDiscovery.Peripheral, now: BridgeInstant) {
+    /// Publishes a peripheral's config if it changed (or holds it back, `hold`); whether it was
+    /// published (its values are then to follow).
+    mutating func publish(path: String, _ peripheral: HomeAssistantDiscovery.Peripheral, hold: Bool) -> Bool {
         let message = HomeAssistantDiscovery.deviceConfig(peripheral, bridge: bridge, topics: topics)
-        if configs[path] == message { return }
+        if configs[path] == message { return false }
         configs[path] = message
         removals.remove(message.topic)
-        if let until = holdUntil, now < until {
+        if hold {
             held.insert(path)
-            return
+            return false
         }
         broker.publish(topic: message.topic, payload: message.payload, qos: 1, retain: true)
-        scheduleResend(devices: [peripheral.device], now: now)
+        return true
     }
 
     /// A retained per-entity config of an earlier version: migrated, then cleared.
@@ -75,28 +72,21 @@ struct HomeAssistantPublisher {
         broker.publish(topic: topic, payload: [], qos: 1, retain: true)
     }
 
-    /// Publishes the device configs held back during the window.
-    mutating func releaseHeld(now: BridgeInstant) {
-        guard let until = holdUntil, now >= until else { return }
-        holdUntil = nil
+    /// Publishes the device configs held back during the window; whether there were any (every
+    /// value is then to follow).
+    mutating func releaseHeld() -> Bool {
+        defer { held = [] }
         for path in held.sorted() {
             guard let message = configs[path] else { continue }
             broker.publish(topic: message.topic, payload: message.payload, qos: 1, retain: true)
         }
-        if !held.isEmpty { scheduleResend(devices: nil, now: now) }
-        held = []
+        return !held.isEmpty
     }
 
-    /// Sends the bridge's config and every device config again (and pending removals); the last
-    /// values follow ``resendDelay`` later.
-    mutating func republish(reason: String, now: BridgeInstant) {
-        if !startedHolding {
-            // The first broker connection of the run: old configs arrive within the window;
-            // device configs mapped before it wait for it as well.
-            startedHolding = true
-            holdUntil = now.advanced(by: Self.legacyWindow)
-            held.formUnion(configs.keys)
-        }
+    /// Sends the bridge's config and every device config again (and pending removals); the
+    /// device configs known so far are held instead when the window starts now (`startHold`).
+    mutating func republish(reason: String, startHold: Bool) {
+        if startHold { held.formUnion(configs.keys) }
         for topic in removals where broker.publish(topic: topic, payload: [], qos: 1, retain: true) == nil {
             removals.remove(topic)
         }
@@ -106,7 +96,6 @@ struct HomeAssistantPublisher {
             broker.publish(topic: message.topic, payload: message.payload, qos: 1, retain: true)
         }
         logger.info("\(reason): published \(configs.count + 1) discovery configs; last values follow in \(Self.resendDelay)")
-        scheduleResend(devices: nil, now: now)
     }
 
     /// Removes a forgotten device's entities (empty retained config).
@@ -115,22 +104,5 @@ struct HomeAssistantPublisher {
         if broker.publish(topic: message.topic, payload: [], qos: 1, retain: true) != nil {
             removals.insert(message.topic)
         }
-    }
-
-    /// The devices whose last values are due now (`all`: every device), clearing the schedule;
-    /// `nil` when nothing is due.
-    mutating func dueResend(now: BridgeInstant) -> (all: Bool, devices: Set<String>)? {
-        guard let at = resendAt, at <= now else { return nil }
-        defer {
-            resendAt = nil
-            resendAll = false
-            resendDevices = []
-        }
-        return (resendAll, resendDevices)
-    }
-
-    private mutating func scheduleResend(devices: Set<String>?, now: BridgeInstant) {
-        if let devices { resendDevices.formUnion(devices) } else { resendAll = true }
-        resendAt = now.advanced(by: Self.resendDelay)
     }
 }

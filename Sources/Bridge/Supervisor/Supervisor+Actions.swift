@@ -14,7 +14,7 @@ extension Supervisor {
         case .powerOn:
             group.addTask {
                 do throws(BlueZError) {
-                    try await central.setProperty(adapter, interface: BlueZ.adapter, name: "Powered", value: .bool(true))
+                    try await central.setPowered(adapter: adapter, true)
                     mailbox.send(.powerFinished(error: nil))
                 } catch {
                     mailbox.send(.powerFinished(error: error))
@@ -84,7 +84,11 @@ extension Supervisor {
         case .publishAvailability(let segment, let online):
             ctx.broker.publish(ctx.topics.availability(device: segment), text: online ? "online" : "offline", retain: true)
         case .publishDevices(let force):
-            publishDevices(force: force)
+            feed(.devicesListed(payload: devicesPayload(), force: force), .none, &group)
+        case .sendDevices(let payload):
+            ctx.broker.publish(topic: ctx.topics.bridgeDevices, payload: payload, qos: 1, retain: true)
+        case .respond(let response):
+            respond(response, to: nil)
         case .flushHeldValues:
             let (sent, dropped) = ctx.router.flushHeld()
             if sent > 0 || dropped > 0 {
@@ -93,10 +97,17 @@ extension Supervisor {
         case .publishHealth:
             publishHealth()
 
-        case .homeAssistantRepublish(let reason):
-            homeAssistant.republish(reason: reason, now: now)
-        case .homeAssistantPublish(let path, let peripheral):
-            homeAssistant.publish(path: path, peripheral, now: now)
+        case .homeAssistantRepublish(let reason, let startHold):
+            homeAssistant.republish(reason: reason, startHold: startHold)
+        case .homeAssistantPublish(let path, let peripheral, let hold):
+            if homeAssistant.publish(path: path, peripheral, hold: hold) {
+                feed(.homeAssistantSent(devices: [peripheral.device]), .none, &group)
+            }
+        case .homeAssistantReleaseHeld:
+            if homeAssistant.releaseHeld() { feed(.homeAssistantSent(devices: nil), .none, &group) }
+        case .resendLastValues(let segments):
+            let sent = ctx.router.resendLast(devices: segments)
+            if sent > 0 { logger.debug("Home Assistant: sent the last \(sent) values again") }
         case .homeAssistantRemove(let path):
             homeAssistant.remove(path: path)
 
@@ -156,7 +167,8 @@ extension Supervisor {
             mailbox: inbox))
         let context = ctx, supervisor = mailbox
         if case .advertisement = plan.policy {
-            let session = AdvertisementSession(context: context, device: device, mailbox: inbox, router: ctx.advertisements)
+            let session = AdvertisementSession(
+                io: ctx.io, topics: ctx.topics, logger: logger, device: device, mailbox: inbox, router: ctx.advertisements)
             group.addTask {
                 await session.run()
                 supervisor.send(.sessionEnded(path: path))

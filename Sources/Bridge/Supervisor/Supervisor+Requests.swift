@@ -37,61 +37,46 @@ extension Supervisor {
         return JSONValue.array(list).jsonBytes
     }
 
-    func publishDevices(force: Bool = false) {
-        let payload = devicesPayload()
-        guard force || payload != lastDevicesPayload else { return }
-        lastDevicesPayload = payload
-        ctx.broker.publish(topic: ctx.topics.bridgeDevices, payload: payload, qos: 1, retain: true)
+    /// `{base}/bridge/request/{command}`: the core decides what is done and answered; the
+    /// answer goes to `bridge/response/{command}` and the message's v5 Response Topic.
+    func handleRequest(_ command: String, _ message: MQTTMessage, _ group: inout DiscardingTaskGroup) {
+        let actions = core.handle(.request(command: command, payload: message.payload), now: now, tree: readTree(.none))
+        for action in actions {
+            if case .respond(let response) = action { respond(response, to: message) } else { perform(action, &group) }
+        }
     }
 
-    /// `{base}/bridge/request/{command}`: answered on `bridge/response/{command}` (and a v5
-    /// Response Topic).
-    func handleRequest(_ command: String, _ message: MQTTMessage, _ group: inout DiscardingTaskGroup) {
-        let request = (try? JSONParser.parse(message.payload)) ?? .null
+    /// Publishes the core's answer, with the figures it names (health, the device list).
+    func respond(_ response: SupervisorCore.Response, to message: MQTTMessage?) {
         var data = JSONObject()
         var health: JSONObject?
-        var error: String?
-        switch command {
-        case "health_check":
+        switch response.body {
+        case .empty:
+            break
+        case .health(let bluez, let adapter):
             // SPEC §9: the health object's fields, at the top of the answer; `data` keeps the summary.
             health = healthObject()
             let entries = ctx.registry.all
-            data.append("healthy", .bool(central.isAvailable && core.adapterReady))
-            data.append("bluez", .bool(central.isAvailable))
-            data.append("adapter", .bool(core.adapterReady))
+            data.append("healthy", .bool(bluez && adapter))
+            data.append("bluez", .bool(bluez))
+            data.append("adapter", .bool(adapter))
             data.append("devices", .integer(Int64(entries.count)))
             data.append("connected", .integer(Int64(entries.filter(\.available).count)))
             data.append("published", .integer(Int64(clamping: ctx.router.published)))
-        case "devices":
+        case .devices:
             data.append("devices", (try? JSONParser.parse(devicesPayload())) ?? .array([]))
-        case "forget", "reconnect":
-            guard let target = request["device"]?.stringValue ?? request.stringValue else {
-                error = "expected {\"device\": \"<name or address>\"}"
-                break
-            }
-            guard let record = core.find(target) else {
-                if command == "forget", let a = BluetoothAddress(target), core.isStored(a.description) {
-                    feed(.forgetStored(address: a.description), .none, &group)
-                    data.append("device", .string(target))
-                    break
-                }
-                error = "no device '\(target)' is known to the bridge"
-                break
-            }
-            data.append("device", .string(record.segment))
-            data.append("address", .string(record.address.description))
-            feed(command == "forget" ? .forget(path: record.path) : .reconnect(path: record.path), .none, &group)
-        default:
-            error = "unknown request '\(command)' (known: health_check, devices, forget, reconnect)"
+        case .device(let name, let address):
+            data.append("device", .string(name))
+            if let address { data.append("address", .string(address)) }
         }
-        var response = JSONObject()
-        response.append("status", .string(error == nil ? "ok" : "error"))
-        for member in health?.members ?? [] { response.append(member.key, member.value) }
-        response.append("data", .object(data))
-        if let error { response.append("error", .string(error)) }
-        if let transaction = request["transaction"] { response.append("transaction", transaction) }
-        let payload = JSONValue.object(response).jsonBytes
-        ctx.broker.publish(topic: ctx.topics.bridgeResponse(command), payload: payload, qos: 1, retain: false)
-        ctx.responder.reply(to: message, payload)
+        var object = JSONObject()
+        object.append("status", .string(response.error == nil ? "ok" : "error"))
+        for member in health?.members ?? [] { object.append(member.key, member.value) }
+        object.append("data", .object(data))
+        if let error = response.error { object.append("error", .string(error)) }
+        if let transaction = response.transaction { object.append("transaction", transaction) }
+        let payload = JSONValue.object(object).jsonBytes
+        ctx.broker.publish(topic: ctx.topics.bridgeResponse(response.command), payload: payload, qos: 1, retain: false)
+        if let message { ctx.responder.reply(to: message, payload) }
     }
 }

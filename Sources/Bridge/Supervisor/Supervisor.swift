@@ -26,7 +26,6 @@ final class Supervisor {
     var sessions: [String: Mailbox<SessionInput>] = [:]
     var known = KnownPeripheralBook()
     var homeAssistant: HomeAssistantPublisher
-    var lastDevicesPayload: [UInt8] = []
     /// The core finished the shutdown.
     var done = false
 
@@ -60,10 +59,7 @@ final class Supervisor {
                 logger.warning("org.bluez is not on the D-Bus: waiting for BlueZ (bluetoothd) to start")
             }
             while !done {
-                let deadline = core.stopping
-                    ? core.nextDeadline
-                    : [core.nextDeadline, homeAssistant.resendAt, homeAssistant.holdUntil].compactMap { $0 }.min()
-                switch await mailbox.receive(until: deadline, clock: ctx.clock) {
+                switch await mailbox.receive(until: core.nextDeadline, clock: ctx.clock) {
                 case .input(let input): handle(input, &group)
                 case .deadline: break
                 case .finished: feed(.inboxClosed, .none, &group)
@@ -79,12 +75,6 @@ final class Supervisor {
         let now = self.now
         if let at = core.nextDeadline, at <= now {
             feed(.tick(lastAdvertisement: ctx.advertisements.lastAdvertisement), .paths(core.pathsNeeded(at: now)), &group)
-        }
-        guard !core.stopping else { return }
-        homeAssistant.releaseHeld(now: now)
-        if let due = homeAssistant.dueResend(now: now) {
-            let sent = ctx.router.resendLast(devices: due.all ? nil : due.devices)
-            if sent > 0 { logger.debug("Home Assistant: sent the last \(sent) values again") }
         }
     }
 
@@ -184,7 +174,7 @@ final class Supervisor {
         for action in actions { perform(action, &group) }
     }
 
-    private func readTree(_ scope: DeviceScope) -> SupervisorCore.Tree {
+    func readTree(_ scope: DeviceScope) -> SupervisorCore.Tree {
         let available = central.isAvailable, adapterPath = self.adapterPath
         return central.withTree { t in
             let adapter = t.properties(path: adapterPath, interface: BlueZ.adapter).map { props in

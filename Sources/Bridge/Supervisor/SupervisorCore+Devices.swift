@@ -138,7 +138,8 @@ extension SupervisorCore {
                     path: path,
                     HomeAssistantDiscovery.Peripheral(
                         device: record.segment, address: record.address.description, name: mapped.name,
-                        information: mapped.information, characteristics: mapped.discovery)))
+                        information: mapped.information, characteristics: mapped.discovery),
+                    hold: homeAssistant.holds(at: now)))
             }
             let address = record.address.description
             out.append(.remember(address: address, addressType: record.addressType, mapped))
@@ -152,7 +153,8 @@ extension SupervisorCore {
                 path: path,
                 HomeAssistantDiscovery.Peripheral(
                     device: record.segment, address: record.address.description, name: name, characteristics: [],
-                    advertised: HomeAssistantDiscovery.Advertised(decoder: decoder, values: values))))
+                    advertised: HomeAssistantDiscovery.Advertised(decoder: decoder, values: values)),
+                hold: homeAssistant.holds(at: now)))
         case .unreadable(let path, let uuid):
             guard let record = devices[path] else { return }
             out.append(.markUnreadable(address: record.address.description, uuid: uuid))

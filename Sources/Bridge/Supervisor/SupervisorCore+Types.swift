@@ -62,12 +62,13 @@ extension SupervisorCore {
         case brokerConnected
         /// Home Assistant announced `online`.
         case homeAssistantOnline
-        /// `bridge/request/forget` of a managed device.
-        case forget(path: String)
-        /// `bridge/request/forget` of a stored peripheral without a session.
-        case forgetStored(address: String)
-        /// `bridge/request/reconnect` of a managed device.
-        case reconnect(path: String)
+        /// Discovery configs went out (``Action/homeAssistantPublish(path:_:hold:)``,
+        /// ``Action/homeAssistantReleaseHeld``): these devices' last values (nil: every device's) follow.
+        case homeAssistantSent(devices: Set<String>?)
+        /// `{base}/bridge/request/{command}` with its payload.
+        case request(command: String, payload: [UInt8])
+        /// The executor built `{base}/bridge/devices` for ``Action/publishDevices(force:)``.
+        case devicesListed(payload: [UInt8], force: Bool)
         /// A session's published availability changed.
         case availability(path: String, Bool)
         /// A session's link came up or went down.
@@ -158,17 +159,29 @@ extension SupervisorCore {
         case publishBridgeState(online: Bool)
         /// `{base}/{device}/availability` (retained).
         case publishAvailability(segment: String, online: Bool)
-        /// `{base}/bridge/devices`, unless its payload did not change (`force`: even then).
+        /// Build `{base}/bridge/devices` and report it (``Event/devicesListed(payload:force:)``):
+        /// it is published unless it did not change (`force`: even then).
         case publishDevices(force: Bool)
+        /// Publish this `{base}/bridge/devices` payload (retained).
+        case sendDevices([UInt8])
+        /// Answer a request on `bridge/response/{command}` and to its v5 Response Topic.
+        case respond(Response)
         /// Publish the values held while the broker was away.
         case flushHeldValues
         /// `{base}/bridge/health` (and the metrics file).
         case publishHealth
 
-        /// Publish the bridge's and every device's discovery config again.
-        case homeAssistantRepublish(reason: String)
-        /// Publish a device's discovery config if it changed.
-        case homeAssistantPublish(path: String, HomeAssistantDiscovery.Peripheral)
+        /// Publish the bridge's and every device's discovery config again; `startHold`: the legacy
+        /// window starts now, the device configs known so far wait for it.
+        case homeAssistantRepublish(reason: String, startHold: Bool)
+        /// Publish a device's discovery config if it changed (`hold`: keep it for the end of the
+        /// legacy window); report ``Event/homeAssistantSent(devices:)`` when it went out.
+        case homeAssistantPublish(path: String, HomeAssistantDiscovery.Peripheral, hold: Bool)
+        /// The legacy window ended: publish the held device configs; report
+        /// ``Event/homeAssistantSent(devices:)`` (every device) when there were any.
+        case homeAssistantReleaseHeld
+        /// Send the last values again, of these devices (segments; nil: every device).
+        case resendLastValues(devices: Set<String>?)
         /// Remove a forgotten device's discovery config.
         case homeAssistantRemove(path: String)
 

@@ -41,6 +41,10 @@ struct SupervisorCore: Sendable {
     /// The shutdown gives up on sessions still running at this time.
     private(set) var shutdownDeadline: BridgeInstant?
     private(set) var finished = false
+    /// Home Assistant discovery's timers: the legacy window, the resend of the last values.
+    private(set) var homeAssistant = HomeAssistantSchedule()
+    /// The last `{base}/bridge/devices` payload published.
+    var lastDevicesPayload: [UInt8] = []
     private var nextSeed: UInt64 = 0x5eed
 
     /// How long the shutdown waits for the sessions to disconnect.
@@ -60,8 +64,10 @@ struct SupervisorCore: Sendable {
     /// The earliest time the core wants a ``Event/tick(lastAdvertisement:)``.
     var nextDeadline: BridgeInstant? {
         if stopping { return finished ? nil : shutdownDeadline }
-        return [discovery.retryAt, discovery.watchdogAt, discovery.heldUntil, reconnectStoredAt.values.min(), healthAt]
-            .compactMap { $0 }.min()
+        return [
+            discovery.retryAt, discovery.watchdogAt, discovery.heldUntil, reconnectStoredAt.values.min(), healthAt,
+            homeAssistant.nextDeadline,
+        ].compactMap { $0 }.min()
     }
 
     /// The device paths whose snapshots a ``Event/tick(lastAdvertisement:)`` at `now` needs.
@@ -136,18 +142,15 @@ struct SupervisorCore: Sendable {
                 out.append(.send(path: device, .notificationsReleased(characteristic: characteristic)))
             }
         case .brokerConnected:
-            brokerConnected(&out)
+            brokerConnected(now: now, &out)
         case .homeAssistantOnline:
-            out.append(.homeAssistantRepublish(reason: "Home Assistant is online"))
-        case .forget(let path):
-            forget(path, &out)
-        case .forgetStored(let address):
-            forgetStored(address)
-            out.append(.forgetStored(address: address))
-        case .reconnect(let path):
-            guard let record = devices[path] else { break }
-            out.append(.log(.notice, "reconnecting \(record.address) on request"))
-            out.append(.send(path: path, .reconnectRequested))
+            homeAssistantRepublish(reason: "Home Assistant is online", now: now, &out)
+        case .homeAssistantSent(let segments):
+            homeAssistant.sent(devices: segments, now: now)
+        case .request(let command, let payload):
+            request(command, payload: payload, &out)
+        case .devicesListed(let payload, let force):
+            devicesListed(payload, force: force, &out)
         case .availability, .linkChanged, .connectReturned, .mapped, .advertised, .unreadable:
             report(event, now: now, tree: tree, &out)
         case .sessionEnded(let path):
@@ -201,9 +204,16 @@ struct SupervisorCore: Sendable {
             reconnectStoredAt[address] = nil
             connectStored(only: address, now: now, tree: tree, &out)
         }
+        if homeAssistant.releaseDue(now: now) { out.append(.homeAssistantReleaseHeld) }
+        if let segments = homeAssistant.resendDue(now: now) { out.append(.resendLastValues(devices: segments)) }
     }
 
-    private mutating func brokerConnected(_ out: inout [Action]) {
+    /// Every discovery config again (the first time, the legacy window starts); the last values follow.
+    private mutating func homeAssistantRepublish(reason: String, now: BridgeInstant, _ out: inout [Action]) {
+        out.append(.homeAssistantRepublish(reason: reason, startHold: homeAssistant.republish(now: now)))
+    }
+
+    private mutating func brokerConnected(now: BridgeInstant, _ out: inout [Action]) {
         brokerConnections += 1
         out.append(.log(.info, "MQTT connected: publishing bridge state"))
         out.append(.publishBridgeState(online: true))
@@ -211,7 +221,7 @@ struct SupervisorCore: Sendable {
             out.append(.publishAvailability(segment: record.segment, online: record.available))
         }
         out.append(.publishDevices(force: true))
-        if config.homeAssistant.discovery { out.append(.homeAssistantRepublish(reason: "connected to the broker")) }
+        if config.homeAssistant.discovery { homeAssistantRepublish(reason: "connected to the broker", now: now, &out) }
         out.append(.flushHeldValues)
     }
 

@@ -15,8 +15,10 @@ extension FakeCentral {
         treeSnapshot(body)
     }
 
-    func setProperty(_ path: String, interface: String, name: String, value: DBusValue) async throws(BlueZError) {
-        _ = try await record("Set", path)
+    /// Recorded as `Set` on the adapter's path; the adapter's `Powered` follows (as BlueZ's would).
+    func setPowered(adapter: String, _ on: Bool) async throws(BlueZError) {
+        _ = try await record("Set", adapter, bytes: [on ? 1 : 0])
+        setProperties(adapter, BlueZ.adapter, ["Powered": .bool(on)])
     }
 
     func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool) async throws(BlueZError) {
