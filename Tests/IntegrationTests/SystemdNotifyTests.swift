@@ -20,18 +20,18 @@ struct SystemdNotifyTests {
             #expect(await socket.receive(ms: 10_000) == "READY=1")
             try await harness.waitUntilPublishing(Demo.connectedSegments)
             // Every 0.5 s while values flow through the loop: drain what came meanwhile, then
-            // count over 1.6 s.
+            // count over 3 s (about 6; a loaded machine may delay a turn, never stop them).
             var queued: [String] = []
             while let message = await socket.receive(ms: 0) { queued.append(message) }
             #expect(queued.allSatisfy { $0 == "WATCHDOG=1" }, "\(queued)")
             var pings: [String] = []
             // A rate is measured over real time: this window is the measurement, not a wait.
-            let window = ContinuousClock.now + .milliseconds(1600)
+            let window = ContinuousClock.now + .milliseconds(3000)
             while ContinuousClock.now < window {
                 if let message = await socket.receive(ms: 50) { pings.append(message) }
             }
             #expect(pings.allSatisfy { $0 == "WATCHDOG=1" }, "\(pings)")
-            #expect((2...4).contains(pings.count), "\(pings.count) pings in 1.6 s")
+            #expect((3...8).contains(pings.count), "\(pings.count) pings in 3 s")
             bridge.send(SIGTERM)
             var rest: [String] = []
             while let message = await socket.receive(ms: 3000) {
