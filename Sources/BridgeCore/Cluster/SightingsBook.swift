@@ -123,9 +123,11 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
         return requestPending ? last.at.advanced(by: minimumGap) : last.at.advanced(by: interval)
     }
 
-    /// The adapter the device is on or would be on next, as the last payload build decided (``AdapterChoice``).
+    /// The adapter the device is on or would be on next, as the last payload build decided (``AdapterChoice/current``):
+    /// while linked, the link's adapter unless the switch rule has decided a move (the payload still names the link's
+    /// adapter until the link is down); `nil` before the device was first heard.
     public func adapter(for segment: String) -> String? {
-        links[segment] ?? choices[segment]?.current
+        choices[segment]?.current
     }
 
     /// The payload as it stands at `now`, with `t` = `unixTime`. Each call is one observation of every device's
