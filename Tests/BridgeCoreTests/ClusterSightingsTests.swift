@@ -101,6 +101,9 @@ import Testing
         #expect(book.build(now: t(1), unixTime: 1).adapters == ["hci0": .init(freeSlots: 3), "hci1": .init(freeSlots: 0)])
         _ = book.at(2, .adapters(freeSlots: ["hci1": 2]))
         #expect(book.build(now: t(2), unixTime: 1).adapters == ["hci1": .init(freeSlots: 2)])
+        // Out of what the decoder accepts: clamped, so the others can read it.
+        _ = book.at(3, .adapters(freeSlots: ["hci0": -1, "hci1": 5000]))
+        #expect(book.build(now: t(3), unixTime: 1).adapters == ["hci0": .init(freeSlots: 0), "hci1": .init(freeSlots: 1000)])
     }
 
     @Test func publishesOnTheBeatAtOnceOnRequestAndNotTooOften() {

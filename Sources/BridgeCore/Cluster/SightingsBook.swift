@@ -13,7 +13,7 @@
 ///   so the runtime can connect through the adapter the sightings name.
 /// - `rssi`: the device's reading on that adapter; `null` when connected and not heard there in the last 60 s.
 /// - `connected`: from ``SightingsInput/linkUp(address:adapter:)`` / ``SightingsInput/linkDown(address:)`` only.
-/// - `adapters`: the last ``SightingsInput/adapters(freeSlots:)``, as given.
+/// - `adapters`: the last ``SightingsInput/adapters(freeSlots:)``, as given (clamped to 0...1000, what the decoder accepts).
 ///
 /// ## When to publish
 /// - **Beat**: every ``interval`` (5 s) after the last publication, always, even when nothing changed: the SPEC says
@@ -154,7 +154,7 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
                 address: wanted[segment]!, rssi: present[adapter], adapter: adapter, connected: link != nil)
         }
         return SightingsPayload(
-            time: unixTime, adapters: freeSlots.mapValues { SightingsPayload.Adapter(freeSlots: max(0, $0)) },
+            time: unixTime, adapters: freeSlots.mapValues { SightingsPayload.Adapter(freeSlots: min(1000, max(0, $0))) },
             devices: devices)
     }
 
