@@ -107,13 +107,7 @@ import Testing
             let at0 = h.devicePath(Self.both), at1 = h.devicePath(Self.both, adapter: "hci1")
             let recorder0 = PropertyRecorder(h.client, path: at0)
             let recorder1 = PropertyRecorder(h.client, path: at1)
-            for name in ["hci0", "hci1"] {
-                try await h.call(BlueZNames.adapterPath(name), BlueZNames.adapter, "StartDiscovery")
-            }
-            try await eventually("Both under both adapters") {
-                let paths = try await objectPaths(h)
-                return paths.contains(at0) && paths.contains(at1)
-            }
+            try await discoverOnBoth(h, [at0, at1])
             try await h.control("SetRSSI", [.string(Self.both), .string("hci1"), .int16(-30)])
             let mark = recorder1.values("RSSI").count
             try await eventually("hci1 reports Both near -30") {
@@ -141,14 +135,8 @@ import Testing
     @Test("an adapter powered off drops its links and keeps its device objects (as one adapter does); the peripheral is then free for the other adapter")
     func powerOffDropsLinks() async throws {
         try await SimHarness.run(Self.scenario, control: true) { h in
-            for name in ["hci0", "hci1"] {
-                try await h.call(BlueZNames.adapterPath(name), BlueZNames.adapter, "StartDiscovery")
-            }
             let at0 = h.devicePath(Self.both), at1 = h.devicePath(Self.both, adapter: "hci1")
-            try await eventually("Both under both adapters") {
-                let paths = try await objectPaths(h)
-                return paths.contains(at0) && paths.contains(at1)
-            }
+            try await discoverOnBoth(h, [at0, at1])
             try await h.call(at1, BlueZNames.device, "Connect")
             #expect(try await h.property(at1, BlueZNames.device, "Connected") == .bool(true))
             var all = await h.simulator.statistics()
@@ -176,14 +164,8 @@ extension MultiAdapterTests {
     @Test("SetInRangeAt: out of one adapter's range, the link through it drops and the other adapter still hears and connects it")
     func outOfOneAdaptersRange() async throws {
         try await SimHarness.run(Self.scenario, control: true) { h in
-            for name in ["hci0", "hci1"] {
-                try await h.call(BlueZNames.adapterPath(name), BlueZNames.adapter, "StartDiscovery")
-            }
             let at0 = h.devicePath(Self.both), at1 = h.devicePath(Self.both, adapter: "hci1")
-            try await eventually("Both under both adapters") {
-                let paths = try await objectPaths(h)
-                return paths.contains(at0) && paths.contains(at1)
-            }
+            try await discoverOnBoth(h, [at0, at1])
             try await h.call(at0, BlueZNames.device, "Connect")
             let recorder0 = PropertyRecorder(h.client, path: at0)
             let recorder1 = PropertyRecorder(h.client, path: at1)
@@ -204,6 +186,17 @@ extension MultiAdapterTests {
 }
 
 /// The object paths `GetManagedObjects` lists.
+/// Starts discovery on hci0 and hci1 and waits until every path in `paths` is exported.
+func discoverOnBoth(_ h: SimHarness, _ paths: [String]) async throws {
+    for name in ["hci0", "hci1"] {
+        try await h.call(BlueZNames.adapterPath(name), BlueZNames.adapter, "StartDiscovery")
+    }
+    try await eventually("\(paths) exported") {
+        let exported = try await objectPaths(h)
+        return paths.allSatisfy(exported.contains)
+    }
+}
+
 func objectPaths(_ h: SimHarness) async throws -> Set<String> {
     let reply = try await h.client.call(destination: BlueZNames.service, path: "/",
                                         interface: "org.freedesktop.DBus.ObjectManager", method: "GetManagedObjects")
