@@ -54,7 +54,7 @@ import Testing
         let all = failure("bluetooth:\n  adapters: all\n")
         #expect(all?.line == 4)
         #expect(all?.column == 13)
-        #expect(all?.description.contains("not supported yet") == true)
+        #expect(all?.description.contains("'all' is not supported yet") == true, "\(String(describing: all))")
     }
 
     @Test func invalidAdapters() {

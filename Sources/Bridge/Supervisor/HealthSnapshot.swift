@@ -97,7 +97,7 @@ struct HealthSnapshot: Sendable {
         metric("bluez_available", "gauge", "Whether org.bluez is on the bus.", one(flag(bluezAvailable)))
         metric("adapter_powered", "gauge", "Whether the adapter is powered.", [("{adapter=\"\(Self.escape(adapter))\"}", flag(powered))])
         metric("discovering", "gauge", "Whether the adapter is scanning.", one(flag(discovering)))
-        metric("connection_slots", "gauge", "bluetooth.max_connections.", one(slotsMax))
+        metric("connection_slots", "gauge", "bluetooth.max_connections, summed over the adapters.", one(slotsMax))
         metric("connection_slots_in_use", "gauge", "Links held or being opened.", one(slotsInUse))
         metric("connection_slots_waiting", "gauge", "Devices waiting for a link.", one(slotsWaiting))
         metric("device_connected", "gauge", "Whether the device is connected.", devices.map { (label($0), flag($0.connected)) })

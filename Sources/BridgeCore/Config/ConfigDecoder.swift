@@ -281,9 +281,10 @@ struct ConfigDecoder {
             // The runtime drives one adapter so far (issue 17): several are parsed and checked, then refused
             // here, so that no configuration reaches a runtime that would ignore all adapters but one.
             guard case .named(let names) = selection, names.count == 1 else {
+                let what = selection == .all ? "'all' is" : "several adapters in one bridge are"
                 throw error(
                     .invalidValue,
-                    "'\(node.path)': several adapters in one bridge are not supported yet; list one adapter (or use 'bluetooth.adapter')",
+                    "'\(node.path)': \(what) not supported yet; list one adapter (or use 'bluetooth.adapter')",
                     at: node.mark)
             }
             bluetooth.adapters = selection
