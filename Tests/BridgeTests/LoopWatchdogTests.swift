@@ -121,8 +121,10 @@ final class NotifyListener: Sendable {
         if address.hasPrefix("/") { unlink(address) }
     }
 
-    /// The next datagram, waiting at most `ms` without holding a thread of the cooperative pool.
-    func receive(ms: Int32 = 2000) async -> String? {
+    /// The next datagram, waiting at most `ms` without holding a thread of the cooperative pool (the
+    /// default is long: it waits for something that must come, and the parallel unit run can starve
+    /// the watchdog task for seconds: a clean-clone run once missed READY=1 within 2 s).
+    func receive(ms: Int32 = 10_000) async -> String? {
         let deadline = ContinuousClock.now + .milliseconds(ms)
         while true {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
