@@ -70,6 +70,8 @@ extension Supervisor {
                 }
             }
 
+        case .clusterWant(let segment, let address, let service):
+            clusterStep(.want(segment: segment, address: address, service: service), &group)
         case .startSession(let plan):
             startSession(plan, &group)
         case .send(let path, let signal):

@@ -28,6 +28,12 @@ final class Supervisor {
     var homeAssistant: HomeAssistantPublisher
     /// The core finished the shutdown.
     var done = false
+    /// With `cluster.enabled`: this bridge's part of the cluster (SPEC §10).
+    var cluster: ClusterCore?
+    /// The command roles last handed to intake.
+    var lastRoles = ClusterRoles.Snapshot()
+    /// Served advertisement devices: when their last advertisement was told to the cluster.
+    var advertisementsHeard: [String: BridgeInstant] = [:]
 
     init(context: SessionContext, mailbox: Mailbox<SupervisorInput>) {
         ctx = context
@@ -37,6 +43,15 @@ final class Supervisor {
             broker: context.broker, topics: context.topics, logger: context.logger,
             bridge: HomeAssistantDiscovery.Bridge(config: context.config, version: BridgeCommandLine.version))
         known.stateFile = context.config.stateFile.map { StateFile(path: $0, logger: context.logger) }
+        if context.config.cluster.enabled {
+            cluster = ClusterCore(settings: ClusterSettings(config: context.config), baseTopic: context.topics.baseTopic)
+        }
+    }
+
+    /// The earliest deadline of the supervisor's core and the cluster's.
+    var nextDeadline: BridgeInstant? {
+        guard let clusterAt = cluster?.nextDeadline(after: now), !core.stopping else { return core.nextDeadline }
+        return min(core.nextDeadline ?? clusterAt, clusterAt)
     }
 
     // MARK: Loop
@@ -59,7 +74,7 @@ final class Supervisor {
                 logger.warning("org.bluez is not on the D-Bus: waiting for BlueZ (bluetoothd) to start")
             }
             while !done {
-                switch await mailbox.receive(until: core.nextDeadline, clock: ctx.clock) {
+                switch await mailbox.receive(until: nextDeadline, clock: ctx.clock) {
                 case .input(let input): handle(input, &group)
                 case .deadline: break
                 case .finished: feed(.inboxClosed, .none, &group)
@@ -76,6 +91,7 @@ final class Supervisor {
         if let at = core.nextDeadline, at <= now {
             feed(.tick(lastAdvertisement: ctx.advertisements.lastAdvertisement), .paths(core.pathsNeeded(at: now)), &group)
         }
+        if !core.stopping, let at = cluster?.nextDeadline(after: now), at <= now { clusterTick(&group) }
     }
 
     private func handle(_ input: SupervisorInput, _ group: inout DiscardingTaskGroup) {
@@ -92,6 +108,11 @@ final class Supervisor {
             handleBlueZ(event, &group)
         case .brokerConnected:
             feed(.brokerConnected, .none, &group)
+            clusterBrokerConnected(&group)
+        case .brokerDisconnected:
+            clusterStep(.brokerDisconnected, &group)
+        case .cluster(let topic, let payload):
+            clusterStep(.message(topic, payload: payload), &group)
         case .homeAssistantOnline:
             feed(.homeAssistantOnline, .none, &group)
         case .legacyDiscovery(let topic):
@@ -101,7 +122,9 @@ final class Supervisor {
         case .session(let path, let report):
             switch report {
             case .availability(let online): feed(.availability(path: path, online), .none, &group)
-            case .linkChanged(let up): feed(.linkChanged(path: path, connected: up), .none, &group)
+            case .linkChanged(let up):
+                feed(.linkChanged(path: path, connected: up), .none, &group)
+                clusterLink(path, up: up, &group)
             case .connectReturned: feed(.connectReturned(path: path), .none, &group)
             case .mapped(let mapped): feed(.mapped(path: path, mapped), .none, &group)
             case .advertised(let decoder, let values):
@@ -111,6 +134,7 @@ final class Supervisor {
             }
         case .sessionEnded(let path):
             sessions[path] = nil
+            clusterLink(path, up: false, &group)
             feed(.sessionEnded(path: path), .paths([path]), &group)
         case .storedConnectReturned(let path):
             feed(.storedConnectReturned(path: path), .none, &group)
@@ -134,7 +158,10 @@ final class Supervisor {
             feed(.bluezLost, .none, &group)
         case .interfacesAdded(let path, let ifaces):
             if ifaces.contains(BlueZ.adapter), path == adapterPath { feed(.adapterAdded, .adapter, &group) }
-            if ifaces.contains(BlueZ.device) { feed(.deviceAdded(path: path), .paths([path]), &group) }
+            if ifaces.contains(BlueZ.device) {
+                feed(.deviceAdded(path: path), .paths([path]), &group)
+                clusterHeard(path, &group)
+            }
             if ifaces.contains(BlueZ.gattService) || ifaces.contains(BlueZ.gattCharacteristic),
                let device = SupervisorCore.devicePath(of: path)
             {
@@ -151,6 +178,7 @@ final class Supervisor {
                 feed(.adapterChanged(changed), changed.contains("Powered") ? .adapter : .none, &group)
             case BlueZ.device:
                 feed(.deviceChanged(path: path, changed), core.needsSnapshot(path: path, changed: changed) ? .paths([path]) : .none, &group)
+                if changed.contains("RSSI") { clusterHeard(path, &group) }
             default:
                 break
             }
