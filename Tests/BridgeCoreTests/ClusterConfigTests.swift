@@ -194,3 +194,19 @@ import Testing
         #expect(throws: Never.self) { try parse("devices:\n  - match: { name: x }\n    name: bridges2\n") }
     }
 }
+
+/// The client id of a cluster member.
+@Suite struct ClusterClientIDTests {
+    func parse(_ yaml: String) throws -> BridgeConfig {
+        try BridgeConfig.parse(yaml: yaml, fileName: "bridge.yaml", environment: [:], hostName: "pi")
+    }
+
+    @Test func clusterMembersDefaultToTheirBridgeID() throws {
+        let clustered = try parse("mqtt: { url: mqtt://b }\nbridge: { id: garage }\ncluster: { enabled: true }\n")
+        #expect(clustered.mqtt.clientID == "ble-mqtt-bridge-garage")
+        let named = try parse("mqtt: { url: mqtt://b, client_id: mine }\nbridge: { id: garage }\ncluster: { enabled: true }\n")
+        #expect(named.mqtt.clientID == "mine")
+        let single = try parse("mqtt: { url: mqtt://b }\nbridge: { id: garage }\n")
+        #expect(single.mqtt.clientID == "ble-mqtt-bridge-pi")
+    }
+}

@@ -62,6 +62,12 @@ extension Supervisor {
                 }
                 mailbox.send(.storedConnectReturned(path: path))
             }
+        case .disconnectDevice(let path):
+            group.addTask {
+                do throws(BlueZError) { try await central.disconnect(device: path) } catch {
+                    logger.debug("Disconnect \(path): \(error)")
+                }
+            }
         case .removeDevice(let path):
             group.addTask {
                 try? await central.disconnect(device: path)

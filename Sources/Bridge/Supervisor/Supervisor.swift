@@ -32,6 +32,8 @@ final class Supervisor {
     var cluster: ClusterCore?
     /// The command roles last handed to intake.
     var lastRoles = ClusterRoles.Snapshot()
+    /// When the cluster's next tick is due (``armDeadline()``).
+    var clusterTickAt: BridgeInstant?
     /// Served advertisement devices: when their last advertisement was told to the cluster.
     var advertisementsHeard: [String: BridgeInstant] = [:]
 
@@ -48,9 +50,11 @@ final class Supervisor {
         }
     }
 
-    /// The earliest deadline of the supervisor's core and the cluster's.
-    var nextDeadline: BridgeInstant? {
-        guard let clusterAt = cluster?.nextDeadline(after: now), !core.stopping else { return core.nextDeadline }
+    /// The earliest deadline of the supervisor's core and the cluster's; the cluster's is kept in ``clusterTickAt``
+    /// (the cluster gives the next deadline *after* now: once it is due, only the kept one says so).
+    func armDeadline() -> BridgeInstant? {
+        clusterTickAt = core.stopping ? nil : cluster?.nextDeadline(after: now)
+        guard let clusterAt = clusterTickAt else { return core.nextDeadline }
         return min(core.nextDeadline ?? clusterAt, clusterAt)
     }
 
@@ -74,7 +78,7 @@ final class Supervisor {
                 logger.warning("org.bluez is not on the D-Bus: waiting for BlueZ (bluetoothd) to start")
             }
             while !done {
-                switch await mailbox.receive(until: nextDeadline, clock: ctx.clock) {
+                switch await mailbox.receive(until: armDeadline(), clock: ctx.clock) {
                 case .input(let input): handle(input, &group)
                 case .deadline: break
                 case .finished: feed(.inboxClosed, .none, &group)
@@ -91,7 +95,10 @@ final class Supervisor {
         if let at = core.nextDeadline, at <= now {
             feed(.tick(lastAdvertisement: ctx.advertisements.lastAdvertisement), .paths(core.pathsNeeded(at: now)), &group)
         }
-        if !core.stopping, let at = cluster?.nextDeadline(after: now), at <= now { clusterTick(&group) }
+        if !core.stopping, let at = clusterTickAt, at <= now {
+            clusterTickAt = nil
+            clusterTick(&group)
+        }
     }
 
     private func handle(_ input: SupervisorInput, _ group: inout DiscardingTaskGroup) {

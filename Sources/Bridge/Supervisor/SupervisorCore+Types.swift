@@ -147,6 +147,8 @@ extension SupervisorCore {
         case stopDiscovery
         /// `Adapter1.ConnectDevice`; report ``Event/storedConnectReturned(path:)`` whatever the result.
         case connectDevice(address: String, addressType: String, path: String)
+        /// `Disconnect` (errors ignored), nothing reported.
+        case disconnectDevice(path: String)
         /// `Disconnect`, then `RemoveDevice` (errors ignored), nothing reported.
         case removeDevice(path: String)
 
