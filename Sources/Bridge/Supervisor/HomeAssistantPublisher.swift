@@ -98,6 +98,14 @@ struct HomeAssistantPublisher {
         logger.info("\(reason): published \(configs.count + 1) discovery configs; last values follow in \(Self.resendDelay)")
     }
 
+    /// Forgets a device's config without touching the broker: in a cluster, another bridge serves it now and its
+    /// config (naming that bridge) is the one that counts; this bridge must not send its own again (a republish
+    /// when Home Assistant comes back) and must send it afresh if the device comes back here.
+    mutating func forget(path: String) {
+        configs[path] = nil
+        held.remove(path)
+    }
+
     /// Removes a forgotten device's entities (empty retained config).
     mutating func remove(path: String) {
         guard let message = configs.removeValue(forKey: path) else { return }

@@ -142,6 +142,7 @@ final class Supervisor {
         case .sessionEnded(let path):
             sessions[path] = nil
             clusterLink(path, up: false, &group)
+            if cluster != nil { homeAssistant.forget(path: path) }
             feed(.sessionEnded(path: path), .paths([path]), &group)
         case .storedConnectReturned(let path):
             feed(.storedConnectReturned(path: path), .none, &group)
