@@ -88,10 +88,26 @@ import Testing
         // Found again on either adapter: no second session.
         #expect(core.handle(.deviceAdded(path: strong.path), now: F.at(1100), tree: Self.tree(devices: [weak, strong])).plans.isEmpty)
         #expect(core.handle(.deviceChanged(path: weak.path, ["UUIDs"]), now: F.at(1200), tree: Self.tree(devices: [weak, strong])).plans.isEmpty)
-        // Only hci0 has an object: there it goes.
+    }
+
+    @Test("a device heard by one adapter only waits placementWindow for the others: the first to hear it does not win by timing")
+    func placementWindow() throws {
+        var core = try Self.scanning()
+        let first = Self.device(on: "hci0", rssi: -90)
+        #expect(core.handle(.deviceAdded(path: first.path), now: F.at(1000), tree: Self.tree(devices: [first])).plans.isEmpty)
+        #expect(core.nextDeadline == F.at(3000))
+        // hci1 hears it better within the window: there it goes.
+        let better = Self.device(on: "hci1", rssi: -60)
+        let placed = core.handle(.deviceAdded(path: better.path), now: F.at(1500), tree: Self.tree(devices: [first, better]))
+        #expect(placed.plans.map(\.path) == [better.path], "\(placed.decisions)")
+        #expect(core.handle(.tick(lastAdvertisement: nil), now: F.at(3000), tree: Self.tree(devices: [first, better])).plans.isEmpty)
+        // Only hci0 ever hears it: placed there when the window is over.
         var other = try Self.scanning()
         let alone = Self.device(on: "hci0", rssi: -90)
-        #expect(other.handle(.deviceAdded(path: alone.path), now: F.at(1000), tree: Self.tree(devices: [alone])).plans.map(\.path) == [alone.path])
+        #expect(other.handle(.deviceAdded(path: alone.path), now: F.at(1000), tree: Self.tree(devices: [alone])).plans.isEmpty)
+        #expect(other.pathsNeeded(at: F.at(3000)).contains(alone.path))
+        #expect(other.handle(.tick(lastAdvertisement: nil), now: F.at(2999), tree: Self.tree(devices: [alone])).plans.isEmpty)
+        #expect(other.handle(.tick(lastAdvertisement: nil), now: F.at(3000), tree: Self.tree(devices: [alone])).plans.map(\.path) == [alone.path])
     }
 
     @Test("the best adapter without a free slot: the next best that has one")

@@ -14,7 +14,7 @@ import BridgeCore
 ///
 /// ``SupervisorCore`` keeps one (its rule: `config.cluster.switchRule`, the same `switch_margin`/`switch_after`
 /// between adapters as between bridges) and consults it when several adapters are in use: to place a new session
-/// (``SupervisorCore/place(_:now:tree:_:)``) and to move a connected one (``SupervisorCore/review(_:now:tree:_:)``).
+/// (``SupervisorCore/place(_:connectNow:now:tree:_:)``) and to move a connected one (``SupervisorCore/review(_:now:tree:_:)``).
 struct AdapterPlacement: Sendable {
     /// What to do with one device now.
     enum Decision: Sendable, Equatable {

@@ -6,7 +6,7 @@ extension SupervisorCore {
     // MARK: Sessions
 
     /// Starts a session for a device if the configuration wants it and its address has none, through the
-    /// adapter ``place(_:now:tree:_:)`` chooses among those whose object of it the tree has.
+    /// adapter ``place(_:connectNow:now:tree:_:)`` chooses among those whose object of it the tree has.
     mutating func consider(_ path: String, connectNow: Bool = false, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
         guard !sessions.contains(path), !stopping, isReady(Self.adapterName(of: path)), let seen = tree.devices[path],
               sessionOf[seen.address.description] == nil
@@ -25,7 +25,7 @@ extension SupervisorCore {
             }
             policy = .advertisement(bindkey: nil, timeout: .seconds(600))
         }
-        guard let dev = place(seen, now: now, tree: tree, &out) else { return }
+        guard let dev = place(seen, connectNow: connectNow || isStored(address.description), now: now, tree: tree, &out) else { return }
         let path = dev.path
         let segment = topics.deviceSegment(address: address, config: deviceConfig)
         let plan = SessionPlan(
@@ -67,7 +67,7 @@ extension SupervisorCore {
     // MARK: Stored peripherals
 
     /// Connects the stored peripherals straight away: the device object BlueZ still has (on the adapter
-    /// ``place(_:now:tree:_:)`` chooses), else `Adapter1.ConnectDevice` with the stored address type on the
+    /// ``place(_:connectNow:now:tree:_:)`` chooses), else `Adapter1.ConnectDevice` with the stored address type on the
     /// ready adapter with the most free slots, else the scan finds it. With `holdingScan`, the scan (of the
     /// adapter each goes through) waits until each first attempt returned, at most ``DiscoveryState/storedHeadStart``.
     mutating func connectStored(
@@ -118,6 +118,8 @@ extension SupervisorCore {
         forgetStored(address)
         placement.remove(address)
         pendingMoves[address] = nil
+        placingAt[address] = nil
+        placeOpen.remove(address)
         out.append(.forgetStored(address: address))
         out.append(.homeAssistantRemove(path: path))
         out.append(.forgetLastValues(segment: record.segment))

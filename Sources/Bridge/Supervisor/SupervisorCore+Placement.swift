@@ -77,15 +77,29 @@ extension SupervisorCore {
 
     // MARK: Placement
 
+    /// How long a device heard by some of the ready adapters only waits for the others to hear it before it
+    /// is placed (an advertising interval or two), so that the first adapter to hear it does not win by its
+    /// timing alone. Stored peripherals connected at start do not wait.
+    static let placementWindow: Duration = .seconds(2)
+
     /// The object of `seen`'s address the session goes to: with one candidate, that one; else a move
     /// decided before, else ``AdapterPlacement``'s choice (the best heard with a free slot; when none has one,
     /// the best heard, where the session waits for a slot). Nil while a `ConnectDevice` of the peripheral
-    /// through an adapter that has no object yet is under way.
-    mutating func place(_ seen: BlueZDevice, now: BridgeInstant, tree: Tree, _ out: inout [Action]) -> BlueZDevice? {
+    /// through an adapter that has no object yet is under way, and during its ``placementWindow``.
+    mutating func place(
+        _ seen: BlueZDevice, connectNow: Bool, now: BridgeInstant, tree: Tree, _ out: inout [Action]
+    ) -> BlueZDevice? {
         let address = seen.address.description
         let candidates = objects(of: address, tree: tree)
         if let connecting = connectingStored[address] {
             return candidates.first { $0.path == connecting }
+        }
+        if severalAdapters && candidates.count < readyAdapters.count && !connectNow && !placeOpen.contains(address) {
+            if placingAt[address] == nil {
+                placingAt[address] = now.advanced(by: Self.placementWindow)
+                out.append(.log(.debug, "\(address): heard by \(candidates.count) of \(readyAdapters.count) adapters; placing it in \(Self.placementWindow)"))
+            }
+            return nil
         }
         let on = { (dev: BlueZDevice) in Self.adapterName(of: dev.path) }
         let target = pendingMoves.removeValue(forKey: address)

@@ -35,6 +35,10 @@ struct SupervisorCore: Sendable {
     /// Stored peripherals whose `ConnectDevice` is under way: the path it creates (several adapters: no
     /// session through another adapter meanwhile).
     var connectingStored: [String: String] = [:]
+    /// Several adapters: devices heard by some adapters only, placed when this time comes (``placementWindow``).
+    var placingAt: [String: BridgeInstant] = [:]
+    /// Devices whose placement window is over: placed where they are heard now.
+    var placeOpen: Set<String> = []
     /// The managed devices (the registry's content).
     private(set) var devices: [String: DeviceRecord] = [:]
     /// Stored peripherals (address, address type), in the state file's order.
@@ -76,7 +80,7 @@ struct SupervisorCore: Sendable {
         for radio in radios.values {
             deadlines += [radio.discovery.retryAt, radio.discovery.watchdogAt, radio.discovery.heldUntil]
         }
-        if severalAdapters { deadlines.append(placement.nextDeadline) }
+        if severalAdapters { deadlines += [placement.nextDeadline, placingAt.values.min()] }
         return deadlines.compactMap { $0 }.min()
     }
 
@@ -87,6 +91,9 @@ struct SupervisorCore: Sendable {
             paths += knownAdapters.map { BlueZ.devicePath(adapter: Self.adapterPath($0), address: address) }
         }
         if severalAdapters, let due = placement.nextDeadline, due <= now { paths += sessionOf.values.sorted() }
+        for address in placingAt.filter({ $0.value <= now }).keys.sorted() {
+            paths += knownAdapters.map { BlueZ.devicePath(adapter: Self.adapterPath($0), address: address) }
+        }
         return paths
     }
 
@@ -227,6 +234,11 @@ struct SupervisorCore: Sendable {
         if severalAdapters, let at = placement.nextDeadline, at <= now {
             for address in sessionOf.keys.sorted() { review(address, now: now, tree: tree, &out) }
         }
+        for (address, at) in placingAt.sorted(by: { $0.key < $1.key }) where at <= now {
+            placingAt[address] = nil
+            placeOpen.insert(address)
+            if let first = objects(of: address, tree: tree).first { consider(first.path, now: now, tree: tree, &out) }
+        }
         if let at = healthAt, at <= now, let interval = config.health.interval {
             healthAt = now.advanced(by: interval)
             out.append(.publishHealth)
@@ -321,6 +333,8 @@ struct SupervisorCore: Sendable {
     mutating func addRecord(_ record: DeviceRecord) {
         sessions.insert(record.path)
         sessionOf[record.address.description] = record.path
+        placingAt[record.address.description] = nil
+        placeOpen.remove(record.address.description)
         devices[record.path] = record
     }
 
