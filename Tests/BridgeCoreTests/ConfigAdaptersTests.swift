@@ -44,17 +44,20 @@ import Testing
         #expect(both.bluetooth.adapter == "hci1")
     }
 
-    /// Several adapters (or `all`) are checked like any value, then refused until the runtime drives them.
-    @Test func severalAdaptersAreRefusedForNow() {
-        let several = failure("bluetooth:\n  adapters: [hci0, hci1]\n")
-        #expect(
-            several?.description
-                == "bridge.yaml:4:13: 'bluetooth.adapters': several adapters in one bridge are not supported yet; list one adapter (or use 'bluetooth.adapter')")
-        #expect(several?.code == .invalidValue)
-        let all = failure("bluetooth:\n  adapters: all\n")
-        #expect(all?.line == 4)
-        #expect(all?.column == 13)
-        #expect(all?.description.contains("'all' is not supported yet") == true, "\(String(describing: all))")
+    /// Several adapters (or `all`) are accepted: the runtime drives each (SPEC §10).
+    @Test func severalAdaptersAndAll() throws {
+        let several = try parse("bluetooth:\n  adapters: [hci1, hci0]\n")
+        #expect(several.bluetooth.adapters == .named(["hci1", "hci0"]))
+        #expect(several.bluetooth.adapterSelection == .named(["hci1", "hci0"]))
+        #expect(several.bluetooth.adapter == "hci1", "adapter names the first one listed")
+        let all = try parse("bluetooth:\n  adapters: all\n")
+        #expect(all.bluetooth.adapterSelection == .all)
+        #expect(all.bluetooth.adapter == "hci0")
+        let allWithAdapter = try parse("bluetooth:\n  adapter: hci2\n  adapters: all\n")
+        #expect(allWithAdapter.bluetooth.adapterSelection == .all)
+        #expect(allWithAdapter.bluetooth.adapter == "hci2")
+        // Both keys must still agree.
+        #expect(failure("bluetooth:\n  adapter: hci2\n  adapters: [hci0, hci1]\n")?.code == .invalidValue)
     }
 
     @Test func invalidAdapters() {

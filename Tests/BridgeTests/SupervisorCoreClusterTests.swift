@@ -85,14 +85,14 @@ import Testing
     @Test("a cluster member keeps scanning although every wanted device is connected")
     func keepsScanning() throws {
         var core = try F.scanning("bridge: { id: kitchen }\ncluster: { enabled: true }\ndevices: [{ match: { address: \"C8:12:34:56:78:9A\" } }]\n")
-        #expect(core.discoveryNeeded())
+        #expect(core.discoveryNeeded("hci0"))
         var plain = try F.scanning("devices: [{ match: { address: \"C8:12:34:56:78:9A\" } }]\n")
         let polar = F.device(Self.polar.description)
         _ = plain.handle(.deviceAdded(path: polar.path), now: F.at(1000), tree: F.tree(devices: [polar]))
         _ = plain.handle(.availability(path: polar.path, true), now: F.at(1100), tree: F.scanningTree)
-        #expect(!plain.discoveryNeeded())
+        #expect(!plain.discoveryNeeded("hci0"))
         _ = core.handle(.serve(segment: "c8123456789a"), now: F.at(1000), tree: F.tree(devices: [polar]))
         _ = core.handle(.availability(path: polar.path, true), now: F.at(1100), tree: F.scanningTree)
-        #expect(core.discoveryNeeded())
+        #expect(core.discoveryNeeded("hci0"))
     }
 }

@@ -12,10 +12,9 @@ import BridgeCore
 /// An adapter that goes down takes its readings and its links with it: its devices are placed again among
 /// the others at their next decision.
 ///
-/// Not wired into the runtime yet: `bluetooth.adapters` accepts one adapter for now (the config refuses more),
-/// and with one adapter every decision names it; its rule will be `config.cluster.switchRule` (the same
-/// `switch_margin`/`switch_after` between adapters as between bridges). The executor that connects a session through the chosen
-/// adapter's device object is the next step of issue 17.
+/// ``SupervisorCore`` keeps one (its rule: `config.cluster.switchRule`, the same `switch_margin`/`switch_after`
+/// between adapters as between bridges) and consults it when several adapters are in use: to place a new session
+/// (``SupervisorCore/place(_:connectNow:now:tree:_:)``) and to move a connected one (``SupervisorCore/review(_:now:tree:_:)``).
 struct AdapterPlacement: Sendable {
     /// What to do with one device now.
     enum Decision: Sendable, Equatable {

@@ -6,31 +6,33 @@ import Logging
 /// inbox), sessions, the registry, publishing.
 extension Supervisor {
     func perform(_ action: SupervisorCore.Action, _ group: inout DiscardingTaskGroup) {
-        let central = self.central, adapter = adapterPath, mailbox = self.mailbox, logger = self.logger
+        let central = self.central, mailbox = self.mailbox, logger = self.logger
         switch action {
         case .log(let level, let message):
             logger.log(level: level, "\(message)")
 
-        case .powerOn:
+        case .powerOn(let name):
+            let adapter = SupervisorCore.adapterPath(name)
             group.addTask {
                 do throws(BlueZError) {
                     try await central.setPowered(adapter: adapter, true)
-                    mailbox.send(.powerFinished(error: nil))
+                    mailbox.send(.powerFinished(adapter: name, error: nil))
                 } catch {
-                    mailbox.send(.powerFinished(error: error))
+                    mailbox.send(.powerFinished(adapter: name, error: error))
                 }
             }
-        case .registerMonitor:
-            let patterns = Self.monitorPatterns
+        case .registerMonitor(let name):
+            let patterns = Self.monitorPatterns, adapter = SupervisorCore.adapterPath(name)
             group.addTask {
                 do throws(BlueZError) {
                     try await central.registerAdvertisementMonitor(adapter: adapter, patterns: patterns)
-                    mailbox.send(.monitorRegistered(error: nil))
+                    mailbox.send(.monitorRegistered(adapter: name, error: nil))
                 } catch {
-                    mailbox.send(.monitorRegistered(error: error))
+                    mailbox.send(.monitorRegistered(adapter: name, error: error))
                 }
             }
-        case .startDiscovery(let uuids, let duplicateData):
+        case .startDiscovery(let name, let uuids, let duplicateData):
+            let adapter = SupervisorCore.adapterPath(name)
             group.addTask {
                 do throws(BlueZError) {
                     try await central.setDiscoveryFilter(adapter: adapter, uuids: uuids, duplicateData: duplicateData)
@@ -38,21 +40,24 @@ extension Supervisor {
                     logger.warning("SetDiscoveryFilter failed: \(error)")
                 }
                 let error = await Supervisor.startDiscovery(central, adapter: adapter)
-                mailbox.send(.discoveryFinished(error: error))
+                mailbox.send(.discoveryFinished(adapter: name, error: error))
             }
-        case .restartDiscovery:
+        case .restartDiscovery(let name):
+            let adapter = SupervisorCore.adapterPath(name)
             group.addTask {
                 try? await central.stopDiscovery(adapter: adapter)
                 let error = await Supervisor.startDiscovery(central, adapter: adapter)
-                mailbox.send(.discoveryFinished(error: error))
+                mailbox.send(.discoveryFinished(adapter: name, error: error))
             }
-        case .stopDiscovery:
+        case .stopDiscovery(let name):
+            let adapter = SupervisorCore.adapterPath(name)
             group.addTask {
                 do throws(BlueZError) { try await central.stopDiscovery(adapter: adapter) } catch {
                     logger.debug("StopDiscovery: \(error)")
                 }
             }
         case .connectDevice(let address, let addressType, let path):
+            let adapter = SupervisorCore.adapterPath(SupervisorCore.adapterName(of: path))
             group.addTask {
                 do throws(BlueZError) {
                     let created = try await central.connectDevice(adapter: adapter, address: address, addressType: addressType)
@@ -69,6 +74,7 @@ extension Supervisor {
                 }
             }
         case .removeDevice(let path):
+            let adapter = SupervisorCore.adapterPath(SupervisorCore.adapterName(of: path))
             group.addTask {
                 try? await central.disconnect(device: path)
                 do throws(BlueZError) { try await central.removeDevice(adapter: adapter, device: path) } catch {

@@ -78,8 +78,7 @@ extension Supervisor {
 
     /// Free connection slots per adapter.
     var freeSlots: [String: Int] {
-        let adapter = config.bluetooth.adapter
-        return [adapter: ctx.slots.free(on: adapter)]
+        Dictionary(uniqueKeysWithValues: core.readyAdapters.map { ($0, ctx.slots.free(on: $0)) })
     }
 
     /// Hands intake the command roles when they changed.

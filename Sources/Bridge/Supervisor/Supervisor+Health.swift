@@ -10,7 +10,7 @@ import Glibc
 extension Supervisor {
     /// The health figures now.
     func healthSnapshot() -> HealthSnapshot {
-        let adapter = central.withTree { $0.properties(path: adapterPath, interface: BlueZ.adapter) }
+        let adapter = central.withTree { $0.properties(path: config.bluetooth.adapterPath, interface: BlueZ.adapter) }
         let values = ctx.router.perDevice
         let nowNs = ValueRouter.nowNs()
         let devices = ctx.registry.all.map { e -> HealthSnapshot.Device in
@@ -23,9 +23,8 @@ extension Supervisor {
                 lastValueAge: v.flatMap { $0.lastNs > 0 ? Double(nowNs &- $0.lastNs) / 1e9 : nil }, connection: e.policy.name,
                 adapter: e.adapter)
         }
-        let configured: [String]
-        if case .named(let names) = config.bluetooth.adapterSelection { configured = names } else { configured = [] }
-        let slots = ctx.slots.usage(adapters: configured)
+        // The adapters configured (`all`: those seen so far) and every adapter with a session.
+        let slots = ctx.slots.usage(adapters: core.knownAdapters)
         return HealthSnapshot(
             uptime: Double(core.startedAt.duration(to: now).components.seconds), rssBytes: Self.residentBytes(),
             published: ctx.router.published, dropped: ctx.router.failed, mqttReconnects: max(0, core.brokerConnections - 1),

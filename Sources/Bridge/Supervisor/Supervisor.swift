@@ -17,7 +17,6 @@ final class Supervisor {
     var logger: Logger { ctx.logger }
     var config: BridgeConfig { ctx.config }
     var central: any BluetoothCentral { ctx.central }
-    var adapterPath: String { config.bluetooth.adapterPath }
     var now: BridgeInstant { ctx.clock.now }
 
     /// The decisions.
@@ -146,12 +145,12 @@ final class Supervisor {
             feed(.sessionEnded(path: path), .paths([path]), &group)
         case .storedConnectReturned(let path):
             feed(.storedConnectReturned(path: path), .none, &group)
-        case .powerFinished(let error):
-            feed(.powerFinished(error: error), .none, &group)
-        case .discoveryFinished(let error):
-            feed(.discoveryFinished(error: error), .none, &group)
-        case .monitorRegistered(let error):
-            feed(.monitorRegistered(error: error), .none, &group)
+        case .powerFinished(let adapter, let error):
+            feed(.powerFinished(adapter: adapter, error: error), .none, &group)
+        case .discoveryFinished(let adapter, let error):
+            feed(.discoveryFinished(adapter: adapter, error: error), .none, &group)
+        case .monitorRegistered(let adapter, let error):
+            feed(.monitorRegistered(adapter: adapter, error: error), .none, &group)
         case .stop:
             feed(.stop, .none, &group)
         }
@@ -161,11 +160,11 @@ final class Supervisor {
         switch e {
         case .serviceAvailable:
             logger.info("BlueZ is on the D-Bus; \(central.withTree { $0.objects.count }) objects")
-            feed(.bluezAvailable, .adapter, &group)
+            feed(.bluezAvailable, .adapters, &group)
         case .serviceLost:
             feed(.bluezLost, .none, &group)
         case .interfacesAdded(let path, let ifaces):
-            if ifaces.contains(BlueZ.adapter), path == adapterPath { feed(.adapterAdded, .adapter, &group) }
+            if ifaces.contains(BlueZ.adapter), let name = Self.adapterName(path) { feed(.adapterAdded(name), .adapters, &group) }
             if ifaces.contains(BlueZ.device) {
                 feed(.deviceAdded(path: path), .paths([path]), &group)
                 clusterHeard(path, &group)
@@ -176,14 +175,16 @@ final class Supervisor {
                 feed(.gattObjectsChanged(device: device), .none, &group)
             }
         case .interfacesRemoved(let path, let ifaces):
-            if ifaces.contains(BlueZ.adapter), path == adapterPath { feed(.adapterRemoved, .none, &group) }
+            if ifaces.contains(BlueZ.adapter), let name = Self.adapterName(path) { feed(.adapterRemoved(name), .none, &group) }
             if ifaces.contains(BlueZ.device) { feed(.deviceRemoved(path: path), .none, &group) }
         case .notificationsReleased(let characteristic):
             feed(.notificationsReleased(characteristic: characteristic), .none, &group)
         case .propertiesChanged(let path, let iface, let changed):
             switch iface {
-            case BlueZ.adapter where path == adapterPath:
-                feed(.adapterChanged(changed), changed.contains("Powered") ? .adapter : .none, &group)
+            case BlueZ.adapter:
+                if let name = Self.adapterName(path) {
+                    feed(.adapterChanged(name, changed), changed.contains("Powered") ? .adapters : .none, &group)
+                }
             case BlueZ.device:
                 feed(.deviceChanged(path: path, changed), core.needsSnapshot(path: path, changed: changed) ? .paths([path]) : .none, &group)
                 if changed.contains("RSSI") { clusterHeard(path, &group) }
@@ -198,9 +199,10 @@ final class Supervisor {
     /// Which device objects an input needs read.
     enum DeviceScope {
         case none
+        /// These device objects (with, when several adapters are in use, the same address's objects on the others).
         case paths([String])
-        /// Every device of the adapter (and, when the adapter is missing, the list of adapters).
-        case adapter
+        /// Every device of the adapters in use.
+        case adapters
     }
 
     /// Reads the tree, feeds one input to the core and performs its actions.
@@ -210,25 +212,51 @@ final class Supervisor {
         for action in actions { perform(action, &group) }
     }
 
+    /// `hci1` for `/org/bluez/hci1`; nil for any other path.
+    static func adapterName(_ path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 3, parts[0] == "org", parts[1] == "bluez" else { return nil }
+        return String(parts[2])
+    }
+
     func readTree(_ scope: DeviceScope) -> SupervisorCore.Tree {
-        let available = central.isAvailable, adapterPath = self.adapterPath
-        return central.withTree { t in
-            let adapter = t.properties(path: adapterPath, interface: BlueZ.adapter).map { props in
-                SupervisorCore.Tree.Adapter(
+        let available = central.isAvailable, several = core.severalAdapters
+        var tree = central.withTree { t in
+            var adapters: [String: SupervisorCore.Tree.Adapter] = [:]
+            for path in t.paths(with: BlueZ.adapter) {
+                guard let name = Self.adapterName(path), let props = t.properties(path: path, interface: BlueZ.adapter)
+                else { continue }
+                adapters[name] = SupervisorCore.Tree.Adapter(
                     powered: props["Powered"]?.bool == true, discovering: props["Discovering"]?.bool == true,
                     address: props["Address"]?.string,
-                    offersMonitor: t.properties(path: adapterPath, interface: BlueZ.advertisementMonitorManager) != nil)
+                    offersMonitor: t.properties(path: path, interface: BlueZ.advertisementMonitorManager) != nil)
             }
+            var tree = SupervisorCore.Tree(bluezAvailable: available, adapters: adapters)
+            let inUse = core.adaptersInUse(tree)
             switch scope {
             case .none:
-                return SupervisorCore.Tree(bluezAvailable: available, adapter: adapter)
+                break
             case .paths(let paths):
-                return SupervisorCore.Tree(bluezAvailable: available, adapter: adapter, devices: paths.compactMap { t.device($0) })
-            case .adapter:
-                return SupervisorCore.Tree(
-                    bluezAvailable: available, adapter: adapter, devices: t.devices(adapter: adapterPath),
-                    adapters: adapter == nil ? t.paths(with: BlueZ.adapter) : [])
+                var wanted = paths
+                if several {
+                    // The same address's objects on the other adapters: where else the device is heard.
+                    for path in paths {
+                        let address = BlueZDevice.address(fromPath: path)
+                        guard !address.isEmpty else { continue }
+                        wanted += inUse.map { BlueZ.devicePath(adapter: SupervisorCore.adapterPath($0), address: address) }
+                    }
+                }
+                for path in wanted where tree.devices[path] == nil { tree.devices[path] = t.device(path) }
+            case .adapters:
+                for name in inUse {
+                    for dev in t.devices(adapter: SupervisorCore.adapterPath(name)) { tree.devices[dev.path] = dev }
+                }
             }
+            return tree
         }
+        if several {
+            for name in core.knownAdapters { tree.freeSlots[name] = ctx.slots.free(on: name) }
+        }
+        return tree
     }
 }

@@ -51,9 +51,11 @@ extension SupervisorCore {
         }
     }
 
-    /// The device object path of a wanted device on the adapter.
+    /// A device object path of a wanted device (on the first adapter: the executor reads the address's objects on
+    /// every adapter with it).
     func clusterPath(_ segment: String) -> String? {
-        clusterGate?.wanted[segment].map { BlueZ.devicePath(adapter: adapterPath, address: $0.description) }
+        guard let address = clusterGate?.wanted[segment], let adapter = knownAdapters.first else { return nil }
+        return BlueZ.devicePath(adapter: Self.adapterPath(adapter), address: address.description)
     }
 
     /// Whether the cluster lets this bridge serve the device at this address (rule 6 for stored peripherals).
@@ -65,13 +67,13 @@ extension SupervisorCore {
     /// The cluster gives the device to this bridge: its session starts (with the device object BlueZ has; a stored
     /// peripheral BlueZ no longer has is connected with `ConnectDevice`; else the scan finds it).
     mutating func serve(_ segment: String, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
-        guard clusterGate != nil, let address = clusterGate?.wanted[segment], let path = clusterPath(segment) else { return }
+        guard let address = clusterGate?.wanted[segment]?.description else { return }
         clusterGate?.served.insert(segment)
-        guard !sessions.contains(path) else { return }
-        if tree.devices[path] != nil {
-            consider(path, connectNow: isStored(address.description), now: now, tree: tree, &out)
-        } else if adapterReady, let p = stored.first(where: { $0.address == address.description }) {
-            out.append(.connectDevice(address: p.address, addressType: p.addressType, path: path))
+        guard sessionOf[address] == nil else { return }
+        if let first = objects(of: address, tree: tree).first {
+            consider(first.path, connectNow: isStored(address), now: now, tree: tree, &out)
+        } else if isStored(address) {
+            connectStored(only: address, now: now, tree: tree, &out)
         } else {
             out.append(.log(.info, "\(segment) is ours; waiting for the scan to find \(address)"))
         }

@@ -5,21 +5,22 @@ import BridgeCore
 extension SupervisorCore {
     // MARK: Sessions
 
-    /// Starts a session for a device if the configuration wants it.
+    /// Starts a session for a device if the configuration wants it and its address has none, through the
+    /// adapter ``place(_:connectNow:now:tree:_:)`` chooses among those whose object of it the tree has.
     mutating func consider(_ path: String, connectNow: Bool = false, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
-        guard !sessions.contains(path), adapterReady, !stopping, path.hasPrefix(adapterPath + "/"),
-              let dev = tree.devices[path]
+        guard !sessions.contains(path), !stopping, isReady(Self.adapterName(of: path)), let seen = tree.devices[path],
+              sessionOf[seen.address.description] == nil
         else { return }
-        let address = dev.address
-        let name = dev.name ?? dev.alias
+        let address = seen.address
+        let name = seen.name ?? seen.alias
         let deviceConfig = config.device(address: address, name: name)
         let wanted = Set(config.bluetooth.services)
-        let advertises = dev.uuids.contains { wanted.contains($0) }
+        let advertises = seen.uuids.contains { wanted.contains($0) }
         var policy = deviceConfig?.connection ?? .always
         if deviceConfig == nil && !advertises && !isStored(address.description) {
             // `advertisements: decodable`: an advertiser a decoder understands, never one it does not.
-            guard config.bluetooth.advertisements == .decodable, Self.decodable(dev) else {
-                out.append(.log(.trace, "ignoring \(dev.address) (\(name ?? "no name")): no wanted service"))
+            guard config.bluetooth.advertisements == .decodable, Self.decodable(seen) else {
+                out.append(.log(.trace, "ignoring \(seen.address) (\(name ?? "no name")): no wanted service"))
                 return
             }
             policy = .advertisement(bindkey: nil, timeout: .seconds(600))
@@ -28,12 +29,14 @@ extension SupervisorCore {
         guard clusterAdmits(segment: segment, address: address, policy: policy, &out) else {
             // A link this bridge does not serve (left by an earlier run that crashed: bluetoothd keeps the links of
             // a client that died): another bridge may own the device, and a peripheral takes one link.
-            if dev.connected {
+            for object in objects(of: address.description, tree: tree) where object.connected {
                 out.append(.log(.notice, "\(address) (\(segment)) is connected but not served by this bridge: disconnecting it"))
-                out.append(.disconnectDevice(path: path))
+                out.append(.disconnectDevice(path: object.path))
             }
             return
         }
+        guard let dev = place(seen, connectNow: connectNow || isStored(address.description), now: now, tree: tree, &out) else { return }
+        let path = dev.path
         let plan = SessionPlan(
             path: path, address: address, addressType: dev.addressType.rawValue, segment: segment, config: deviceConfig,
             connectNow: connectNow || isStored(address.description), seed: makeSeed(), policy: policy)
@@ -59,7 +62,7 @@ extension SupervisorCore {
 
     mutating func deviceChanged(_ path: String, _ changed: [String], now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
         if changed.contains("RSSI") || changed.contains("ManufacturerData") || changed.contains("ServiceData") {
-            discovery.lastAdvertisement = now
+            radios[Self.adapterName(of: path)]?.discovery.lastAdvertisement = now
         }
         guard sessions.contains(path) else {
             if needsSnapshot(path: path, changed: changed) { consider(path, now: now, tree: tree, &out) }
@@ -72,33 +75,43 @@ extension SupervisorCore {
 
     // MARK: Stored peripherals
 
-    /// Connects the stored peripherals straight away: the device object BlueZ still has, else
-    /// `Adapter1.ConnectDevice` with the stored address type, else the scan finds it. With
-    /// `holdingScan`, the scan waits until each first attempt returned, at most
-    /// ``DiscoveryState/storedHeadStart``.
+    /// Connects the stored peripherals straight away: the device object BlueZ still has (on the adapter
+    /// ``place(_:connectNow:now:tree:_:)`` chooses), else `Adapter1.ConnectDevice` with the stored address type on the
+    /// ready adapter with the most free slots, else the scan finds it. With `holdingScan`, the scan (of the
+    /// adapter each goes through) waits until each first attempt returned, at most ``DiscoveryState/storedHeadStart``.
     mutating func connectStored(
         only address: String? = nil, holdingScan: Bool = false, now: BridgeInstant, tree: Tree, _ out: inout [Action]
     ) {
         for p in stored where (address == nil || p.address == address) && clusterServes(address: p.address) {
-            guard adapterReady else { return }
-            let path = BlueZ.devicePath(adapter: adapterPath, address: p.address)
-            if tree.devices[path] != nil {
+            guard let adapter = storedAdapter(tree) else { return }
+            let objects = self.objects(of: p.address, tree: tree)
+            if let first = objects.first {
                 out.append(.log(.info, "stored peripheral \(p.address): BlueZ still knows it, connecting"))
-                consider(path, connectNow: true, now: now, tree: tree, &out)
+                consider(sessionOf[p.address] ?? first.path, connectNow: true, now: now, tree: tree, &out)
                 // An advertisement device sends no Connect.
-                if holdingScan, let record = devices[path] {
-                    if case .advertisement = record.policy {} else { discovery.heldFor.insert(path) }
+                if holdingScan, let path = sessionOf[p.address], let record = devices[path] {
+                    if case .advertisement = record.policy {} else { hold(path) }
                 }
                 continue
             }
+            // Several adapters: one ConnectDevice at a time per peripheral (one link).
+            if severalAdapters && connectingStored[p.address] != nil { continue }
+            let path = BlueZ.devicePath(adapter: Self.adapterPath(adapter), address: p.address)
             out.append(.log(.info, "stored peripheral \(p.address): not in BlueZ's tree, trying ConnectDevice"))
-            if holdingScan { discovery.heldFor.insert(path) }
+            if holdingScan { hold(path) }
+            if severalAdapters { connectingStored[p.address] = path }
             out.append(.connectDevice(address: p.address, addressType: p.addressType, path: path))
         }
-        if !discovery.heldFor.isEmpty {
-            discovery.heldUntil = now.advanced(by: DiscoveryState.storedHeadStart)
-            out.append(.log(.debug, "the scan waits for the first Connect of \(discovery.heldFor.count) stored peripheral(s)"))
+        for name in radios.keys.sorted() {
+            guard let count = radios[name]?.discovery.heldFor.count, count > 0 else { continue }
+            radios[name]?.discovery.heldUntil = now.advanced(by: DiscoveryState.storedHeadStart)
+            out.append(.log(.debug, "the scan waits for the first Connect of \(count) stored peripheral(s)"))
         }
+    }
+
+    /// Holds the scan of `path`'s adapter for it.
+    private mutating func hold(_ path: String) {
+        radios[Self.adapterName(of: path)]?.discovery.heldFor.insert(path)
     }
 
     mutating func forgetStored(_ address: String) {
@@ -112,6 +125,10 @@ extension SupervisorCore {
         let address = record.address.description
         out.append(.log(.notice, "forgetting \(record.address) on request"))
         forgetStored(address)
+        placement.remove(address)
+        pendingMoves[address] = nil
+        placingAt[address] = nil
+        placeOpen.remove(address)
         out.append(.forgetStored(address: address))
         out.append(.homeAssistantRemove(path: path))
         out.append(.forgetLastValues(segment: record.segment))
@@ -133,6 +150,9 @@ extension SupervisorCore {
             out.append(.publishDevices(force: false))
             updateDiscovery(tree: tree, &out)
         case .linkChanged(let path, let up):
+            if sessionOf[BlueZDevice.address(fromPath: path)] == path {
+                placement.link(BlueZDevice.address(fromPath: path), on: up ? Self.adapterName(of: path) : nil)
+            }
             update(path, &out) { record in
                 record.connected = up
                 if up { record.connects += 1 }

@@ -3,66 +3,93 @@ import BridgeCore
 
 /// The adapter, the scan and the scan watchdog.
 extension SupervisorCore {
-    // MARK: Adapter
+    // MARK: Adapters
 
-    mutating func adapterCheck(now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+    /// Checks these adapters (names, in use): powers on those that are off (unless left off), and starts
+    /// using those that just became ready: stored peripherals first, the devices BlueZ has, then the scan.
+    mutating func adapterCheck(_ names: [String], now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
         guard tree.bluezAvailable else { return }
-        guard let adapter = tree.adapter else {
-            let have = tree.adapters
-            out.append(.log(
-                .error,
-                "adapter \(config.bluetooth.adapter) (\(adapterPath)) not found; BlueZ has: \(have.isEmpty ? "no adapters" : have.joined(separator: ", ")). Waiting for it."))
-            adapterReady = false
-            return
+        var newlyReady: [String] = []
+        for name in names {
+            var radio = radios[name] ?? RadioState()
+            defer { radios[name] = radio }
+            guard let adapter = tree.adapters[name] else {
+                let have = tree.adapters.keys.sorted().map(Self.adapterPath)
+                out.append(.log(
+                    .error,
+                    "adapter \(name) (\(Self.adapterPath(name))) not found; BlueZ has: \(have.isEmpty ? "no adapters" : have.joined(separator: ", ")). Waiting for it."))
+                radio.ready = false
+                continue
+            }
+            if !adapter.powered {
+                radio.ready = false
+                guard !radio.poweringOn, !radio.leftOff else { continue }
+                out.append(.log(.notice, "adapter \(name) is powered off: powering it on"))
+                radio.poweringOn = true
+                out.append(.powerOn(adapter: name))
+                continue  // The Powered change brings us back here.
+            }
+            guard !radio.ready else { continue }
+            radio.ready = true
+            radio.leftOff = false
+            placement.adapterUp(name)
+            out.append(.log(.info, "adapter \(name) (\(adapter.address ?? "?")) is powered"))
+            newlyReady.append(name)
         }
-        if !adapter.powered {
-            adapterReady = false
-            guard !poweringOn else { return }
-            out.append(.log(.notice, "adapter \(config.bluetooth.adapter) is powered off: powering it on"))
-            poweringOn = true
-            out.append(.powerOn)
-            return  // The Powered change brings us back here.
-        }
-        guard !adapterReady else { return }
-        adapterReady = true
-        out.append(.log(.info, "adapter \(config.bluetooth.adapter) (\(adapter.address ?? "?")) is powered"))
+        guard !newlyReady.isEmpty else { return }
         // Stored peripherals first, without waiting for a scan result; the scan waits for their
         // first Connect (bounded): some controllers connect badly while discovering.
         connectStored(holdingScan: true, now: now, tree: tree, &out)
-        for path in tree.devices.keys.sorted() { consider(path, now: now, tree: tree, &out) }
-        discovery.wanted = true
-        if let period = config.bluetooth.scanWatchdog { discovery.watchdogAt = now.advanced(by: period / 4) }
-        registerMonitorIfOffered(tree: tree, &out)
-        ensureDiscovery(tree: tree, &out)
+        for path in tree.devices.keys.sorted() where newlyReady.contains(Self.adapterName(of: path)) {
+            consider(path, now: now, tree: tree, &out)
+        }
+        for name in newlyReady {
+            radios[name]?.discovery.wanted = true
+            if let period = config.bluetooth.scanWatchdog { radios[name]?.discovery.watchdogAt = now.advanced(by: period / 4) }
+            registerMonitorIfOffered(name, tree: tree, &out)
+            ensureDiscovery(name, tree: tree, &out)
+        }
     }
 
-    mutating func adapterLost() {
-        adapterReady = false
-        discovery.monitor = .off
-        discovery.wanted = false
-        discovery.ours = false
-        discovery.watchdogAt = nil
-        discovery.retryAt = nil
-        discovery.heldFor.removeAll()
-        discovery.heldUntil = nil
+    mutating func adapterLost(_ name: String) {
+        guard var radio = radios[name] else { return }
+        radio.ready = false
+        radio.discovery.monitor = .off
+        radio.discovery.wanted = false
+        radio.discovery.ours = false
+        radio.discovery.watchdogAt = nil
+        radio.discovery.retryAt = nil
+        radio.discovery.heldFor.removeAll()
+        radio.discovery.heldUntil = nil
+        radios[name] = radio
+        placement.adapterDown(name)
+        connectingStored = connectingStored.filter { Self.adapterName(of: $0.value) != name }
     }
 
-    mutating func adapterChanged(_ changed: [String], now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+    mutating func adapterChanged(_ name: String, _ changed: [String], now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
         if changed.contains("Powered") {
-            let powered = tree.adapter?.powered ?? false
-            if powered != adapterReady {
-                out.append(.log(.notice, "adapter \(config.bluetooth.adapter) powered \(powered ? "on" : "off")"))
-                if !powered { adapterLost() }
-                adapterCheck(now: now, tree: tree, &out)
+            let powered = tree.adapters[name]?.powered ?? false
+            if powered != (radios[name]?.ready ?? false) {
+                out.append(.log(.notice, "adapter \(name) powered \(powered ? "on" : "off")"))
+                if !powered {
+                    adapterDown(name, &out)
+                    // Someone turned it off while another adapter serves: leave it off (SPEC §10).
+                    if !readyAdapters.isEmpty {
+                        radios[name]?.leftOff = true
+                        out.append(.log(.notice, "adapter \(name) is left off while the other adapters serve; power it on to use it again"))
+                    }
+                }
+                adapterCheck([name], now: now, tree: tree, &out)
             }
         }
-        if changed.contains("Discovering") {
-            let discovering = tree.adapter?.discovering ?? false
-            if !discovering { discovery.ours = false }
-            if !discovering && discovery.wanted && adapterReady && discoveryNeeded() && !discovery.starting {
+        if changed.contains("Discovering"), var radio = radios[name] {
+            let discovering = tree.adapters[name]?.discovering ?? false
+            if !discovering { radio.discovery.ours = false }
+            if !discovering && radio.discovery.wanted && radio.ready && discoveryNeeded(name) && !radio.discovery.starting {
                 out.append(.log(.info, "discovery stopped behind our back: restarting it"))
-                discovery.retryAt = now.advanced(by: .seconds(1))
+                radio.discovery.retryAt = now.advanced(by: .seconds(1))
             }
+            radios[name] = radio
         }
     }
 
@@ -71,22 +98,24 @@ extension SupervisorCore {
     /// Registers an advertisement monitor when advertisements are listened to and the adapter
     /// offers `AdvertisementMonitorManager1` (BlueZ 5.66 only with `--experimental`); until it is
     /// active, and if it fails, the active scan with `DuplicateData` does the work.
-    mutating func registerMonitorIfOffered(tree: Tree, _ out: inout [Action]) {
-        guard listensToAdvertisements, discovery.monitor == .off, tree.adapter?.offersMonitor == true else { return }
-        discovery.monitor = .registering
-        out.append(.registerMonitor)
+    mutating func registerMonitorIfOffered(_ name: String, tree: Tree, _ out: inout [Action]) {
+        guard listensToAdvertisements, radios[name]?.discovery.monitor == .off, tree.adapters[name]?.offersMonitor == true
+        else { return }
+        radios[name]?.discovery.monitor = .registering
+        out.append(.registerMonitor(adapter: name))
     }
 
-    mutating func monitorRegistered(_ error: BlueZError?, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+    mutating func monitorRegistered(_ name: String, _ error: BlueZError?, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+        guard radios[name] != nil else { return }
         // AlreadyExists: still registered from before the adapter went off and on again.
         if let error, error.code != .alreadyExists {
-            discovery.monitor = .failed
+            radios[name]?.discovery.monitor = .failed
             out.append(.log(.warning, "RegisterMonitor failed (\(error)): scanning actively for advertisements instead"))
         } else {
-            discovery.monitor = .active
+            radios[name]?.discovery.monitor = .active
             out.append(.log(
                 .info,
-                "advertisement monitor registered on \(config.bluetooth.adapter): broadcast sensors are heard without a scan"))
+                "advertisement monitor registered on \(name): broadcast sensors are heard without a scan"))
         }
         updateDiscovery(tree: tree, &out)
     }
@@ -104,9 +133,9 @@ extension SupervisorCore {
     /// Whether a wanted peripheral is missing (SPEC §5): with a service filter or a name
     /// pattern every new advertiser may be wanted, so the scan keeps running; when every wanted
     /// peripheral is named by address and connected, it stops.
-    func discoveryNeeded() -> Bool {
+    func discoveryNeeded(_ name: String) -> Bool {
         // With an active monitor, advertisement devices need no scan.
-        let passive = discovery.monitor == .active
+        let passive = radios[name]?.discovery.monitor == .active
         // A cluster member keeps hearing the devices other bridges own: its sightings must stay current.
         if clusterGate != nil { return true }
         if !config.bluetooth.services.isEmpty || (listensToAdvertisements && !passive) { return true }
@@ -125,36 +154,43 @@ extension SupervisorCore {
         Set(devices.values.filter(\.available).map(\.address.description))
     }
 
-    mutating func ensureDiscovery(tree: Tree, _ out: inout [Action]) {
-        guard adapterReady, discovery.wanted, !discovery.starting, !stopping, discovery.heldFor.isEmpty,
-              discoveryNeeded()
+    mutating func ensureDiscovery(_ name: String, tree: Tree, _ out: inout [Action]) {
+        guard let discovery = radios[name]?.discovery, radios[name]?.ready == true, discovery.wanted, !discovery.starting,
+              !stopping, discovery.heldFor.isEmpty, discoveryNeeded(name)
         else { return }
-        if tree.adapter?.discovering == true && discovery.ours { return }
-        discovery.starting = true
+        if tree.adapters[name]?.discovering == true && discovery.ours { return }
+        radios[name]?.discovery.starting = true
         // A UUID filter hides peripherals that `devices` entries match by name or address.
         // Advertisers (SPEC §7) need every advertisement of every device: no UUID filter, and
         // BlueZ's duplicate filter off (`DuplicateData: true`).
         let advertisements = listensToAdvertisements
         let uuids = config.devices.isEmpty && !advertisements ? config.bluetooth.services.map(\.uuidString) : []
-        out.append(.startDiscovery(uuids: uuids, duplicateData: advertisements))
+        out.append(.startDiscovery(adapter: name, uuids: uuids, duplicateData: advertisements))
     }
 
     /// A stored peripheral's first connection attempt returned (or its head start is over, with
     /// `path` nil): the scan may start once none is left.
-    mutating func storedConnectReturned(_ path: String?, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
-        guard !discovery.heldFor.isEmpty else { return }
-        if let path {
-            guard discovery.heldFor.remove(path) != nil else { return }
-        } else {
-            out.append(.log(.info, "stored peripherals not connected within \(DiscoveryState.storedHeadStart): scanning"))
-            discovery.heldFor.removeAll()
-        }
-        guard discovery.heldFor.isEmpty else { return }
-        discovery.heldUntil = nil
-        ensureDiscovery(tree: tree, &out)
+    mutating func storedConnectReturned(_ path: String, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+        storedConnectReturned(path, adapter: Self.adapterName(of: path), now: now, tree: tree, &out)
     }
 
-    mutating func discoveryFinished(_ error: BlueZError?, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+    /// The same on one adapter; `path` nil: its head start is over.
+    mutating func storedConnectReturned(_ path: String?, adapter name: String, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+        guard let held = radios[name]?.discovery.heldFor, !held.isEmpty else { return }
+        if let path {
+            guard radios[name]?.discovery.heldFor.remove(path) != nil else { return }
+        } else {
+            out.append(.log(.info, "stored peripherals not connected within \(DiscoveryState.storedHeadStart): scanning"))
+            radios[name]?.discovery.heldFor.removeAll()
+        }
+        guard radios[name]?.discovery.heldFor.isEmpty == true else { return }
+        radios[name]?.discovery.heldUntil = nil
+        ensureDiscovery(name, tree: tree, &out)
+    }
+
+    mutating func discoveryFinished(_ name: String, _ error: BlueZError?, now: BridgeInstant, tree: Tree, _ out: inout [Action]) {
+        guard var discovery = radios[name]?.discovery else { return }
+        defer { radios[name]?.discovery = discovery }
         discovery.starting = false
         guard let error else {
             discovery.ours = true
@@ -163,16 +199,16 @@ extension SupervisorCore {
             let filter = config.devices.isEmpty && !config.bluetooth.services.isEmpty && !listensToAdvertisements
             out.append(.log(
                 .info,
-                "scanning on \(config.bluetooth.adapter) for \(filter ? "services " + config.bluetooth.services.map(\.shortForm).joined(separator: ", ") : "all LE peripherals")"))
+                "scanning on \(name) for \(filter ? "services " + config.bluetooth.services.map(\.shortForm).joined(separator: ", ") : "all LE peripherals")"))
             return
         }
-        if error.code == .inProgress && tree.adapter?.discovering == true {
+        if error.code == .inProgress && tree.adapters[name]?.discovering == true {
             // Our own session is still running (its Discovering=false came late): keep it.
             discovery.ours = true
             out.append(.log(.debug, "StartDiscovery: InProgress while discovering; keeping the running scan"))
         } else if error.code == .inProgress {
             out.append(.log(.notice, "StartDiscovery: InProgress; stopping the scan and retrying"))
-            out.append(.stopDiscovery)
+            out.append(.stopDiscovery(adapter: name))
             discovery.retryAt = now.advanced(by: .seconds(1))
         } else {
             out.append(.log(.warning, "StartDiscovery failed: \(error); retrying in 5 s"))
@@ -180,32 +216,40 @@ extension SupervisorCore {
         }
     }
 
-    /// Starts or stops the scan as ``discoveryNeeded()`` says.
+    /// Starts or stops the scans as ``discoveryNeeded(_:)`` says.
     mutating func updateDiscovery(tree: Tree, _ out: inout [Action]) {
-        guard adapterReady, discovery.wanted, !stopping else { return }
-        if discoveryNeeded() {
-            ensureDiscovery(tree: tree, &out)
-        } else if discovery.ours {
-            out.append(.log(
-                .info,
-                discovery.monitor == .active
-                    ? "no peripheral is missing (broadcast sensors are monitored passively): stopping the scan"
-                    : "every wanted peripheral is connected: stopping the scan"))
-            discovery.ours = false
-            out.append(.stopDiscovery)
+        for name in radios.keys.sorted() {
+            guard let discovery = radios[name]?.discovery, radios[name]?.ready == true, discovery.wanted, !stopping
+            else { continue }
+            if discoveryNeeded(name) {
+                ensureDiscovery(name, tree: tree, &out)
+            } else if discovery.ours {
+                out.append(.log(
+                    .info,
+                    discovery.monitor == .active
+                        ? "no peripheral is missing (broadcast sensors are monitored passively): stopping the scan"
+                        : "every wanted peripheral is connected: stopping the scan"))
+                radios[name]?.discovery.ours = false
+                out.append(.stopDiscovery(adapter: name))
+            }
         }
     }
 
     /// Restarts a scan that has seen nothing for `bluetooth.scan_watchdog` while peripherals are
     /// missing; `lastAdvertisement`: the advertisement router's last one. Without a
     /// `scan_watchdog` (`nil`) there is no watchdog.
-    mutating func scanWatchdog(now: BridgeInstant, tree: Tree, lastAdvertisement: BridgeInstant?, _ out: inout [Action]) {
+    mutating func scanWatchdog(
+        _ name: String, now: BridgeInstant, tree: Tree, lastAdvertisement: BridgeInstant?, _ out: inout [Action]
+    ) {
+        guard var discovery = radios[name]?.discovery else { return }
+        defer { radios[name]?.discovery = discovery }
         guard let period = config.bluetooth.scanWatchdog else {
             discovery.watchdogAt = nil
             return
         }
         discovery.watchdogAt = now.advanced(by: period / 4)
-        guard adapterReady, discovery.wanted, discovery.ours, !discovery.starting, discoveryNeeded() else { return }
+        guard radios[name]?.ready == true, discovery.wanted, discovery.ours, !discovery.starting, discoveryNeeded(name)
+        else { return }
         // Missing: a managed device that is not online, or a wanted address (configured or stored)
         // that is not online, e.g. one BlueZ dropped from its tree, which only the scan finds again.
         var wanted = storedAddresses
@@ -217,6 +261,6 @@ extension SupervisorCore {
         discovery.lastAdvertisement = now
         discovery.ours = false
         discovery.starting = true
-        out.append(.restartDiscovery)
+        out.append(.restartDiscovery(adapter: name))
     }
 }

@@ -38,7 +38,7 @@ extension SupervisorCore {
         var response = Response(command: command, transaction: request["transaction"])
         switch command {
         case "health_check":
-            response.body = .health(bluez: bluezAvailable, adapter: adapterReady)
+            response.body = .health(bluez: bluezAvailable, adapter: anyAdapterReady)
         case "devices":
             response.body = .devices
         case "forget", "reconnect":

@@ -7,16 +7,18 @@ extension SupervisorCore {
     struct Tree: Sendable, Equatable {
         /// Whether `org.bluez` is on the bus and its tree is loaded.
         var bluezAvailable: Bool
-        /// The configured adapter; nil when BlueZ has no such object.
-        var adapter: Adapter?
-        /// The device objects the input concerns, by path: the event's device; every device of
-        /// the adapter for ``Event/bluezAvailable``, ``Event/adapterAdded`` and ``Event/adapterChanged(_:)``;
-        /// the devices of the stored peripherals due for a reconnect for ``Event/tick(lastAdvertisement:)``.
+        /// Every adapter BlueZ has, by name (`hci0`): those in use and the others (for the log when one is
+        /// missing, and for `bluetooth.adapters: all`).
+        var adapters: [String: Adapter] = [:]
+        /// The device objects the input concerns, by path: the event's device; every device of the adapters in
+        /// use for ``Event/bluezAvailable``, ``Event/adapterAdded(_:)`` and a `Powered` change; the devices of
+        /// the stored peripherals due for a reconnect for ``Event/tick(lastAdvertisement:)``; with each, the
+        /// objects of the same address on the other adapters in use (where the device is heard, SPEC §10).
         var devices: [String: BlueZDevice] = [:]
-        /// Every adapter BlueZ has (for the log when ours is missing).
-        var adapters: [String] = []
+        /// Free connection slots per adapter (``SlotPool``); an adapter missing here has all of them free.
+        var freeSlots: [String: Int] = [:]
 
-        /// The configured adapter's `Adapter1` properties that decisions read.
+        /// An adapter's `Adapter1` properties that decisions read.
         struct Adapter: Sendable, Equatable {
             var powered: Bool
             var discovering: Bool
@@ -25,11 +27,11 @@ extension SupervisorCore {
             var offersMonitor: Bool
         }
 
-        init(bluezAvailable: Bool, adapter: Adapter?, devices: [BlueZDevice] = [], adapters: [String] = []) {
+        init(bluezAvailable: Bool, adapters: [String: Adapter] = [:], devices: [BlueZDevice] = [], freeSlots: [String: Int] = [:]) {
             self.bluezAvailable = bluezAvailable
-            self.adapter = adapter
-            self.devices = Dictionary(devices.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
             self.adapters = adapters
+            self.devices = Dictionary(devices.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+            self.freeSlots = freeSlots
         }
     }
 
@@ -41,12 +43,12 @@ extension SupervisorCore {
         case bluezAvailable
         /// `org.bluez` left the bus.
         case bluezLost
-        /// The configured adapter's object appeared.
-        case adapterAdded
-        /// The configured adapter's object was removed.
-        case adapterRemoved
-        /// Properties of the configured adapter changed (names).
-        case adapterChanged([String])
+        /// An adapter's object appeared (its name, `hci1`).
+        case adapterAdded(String)
+        /// An adapter's object was removed.
+        case adapterRemoved(String)
+        /// Properties of an adapter changed (the adapter, the property names).
+        case adapterChanged(String, [String])
         /// A device object appeared (its snapshot is in the tree data, if readable).
         case deviceAdded(path: String)
         /// A device object was removed.
@@ -85,16 +87,16 @@ extension SupervisorCore {
         case sessionEnded(path: String)
         /// `ConnectDevice` of a stored peripheral returned.
         case storedConnectReturned(path: String)
-        /// The cluster lets this bridge serve the device (the tree data holds ``SupervisorCore/clusterPath(_:)``).
+        /// The cluster lets this bridge serve the device (the tree data holds the device's objects).
         case serve(segment: String)
         /// The cluster takes the device from this bridge.
         case stopServing(segment: String)
-        /// Powering the adapter on returned.
-        case powerFinished(error: BlueZError?)
-        /// `SetDiscoveryFilter` + `StartDiscovery` (or the watchdog's restart) returned.
-        case discoveryFinished(error: BlueZError?)
-        /// `RegisterMonitor` returned.
-        case monitorRegistered(error: BlueZError?)
+        /// Powering an adapter on returned.
+        case powerFinished(adapter: String, error: BlueZError?)
+        /// `SetDiscoveryFilter` + `StartDiscovery` (or the watchdog's restart) on an adapter returned.
+        case discoveryFinished(adapter: String, error: BlueZError?)
+        /// `RegisterMonitor` on an adapter returned.
+        case monitorRegistered(adapter: String, error: BlueZError?)
         /// Time passed (``SupervisorCore/nextDeadline`` is due); `lastAdvertisement`: the last
         /// advertisement the advertisement router saw.
         case tick(lastAdvertisement: BridgeInstant?)
@@ -134,18 +136,19 @@ extension SupervisorCore {
         /// Log a line.
         case log(Logger.Level, String)
 
-        /// Set `Powered` on the adapter; report ``Event/powerFinished(error:)``.
-        case powerOn
-        /// Register the advertisement monitor; report ``Event/monitorRegistered(error:)``.
-        case registerMonitor
-        /// `SetDiscoveryFilter` (a failure is only logged), then `StartDiscovery`; report
-        /// ``Event/discoveryFinished(error:)``.
-        case startDiscovery(uuids: [String], duplicateData: Bool)
-        /// `StopDiscovery` (errors ignored), then `StartDiscovery`; report ``Event/discoveryFinished(error:)``.
-        case restartDiscovery
-        /// `StopDiscovery`, nothing reported.
-        case stopDiscovery
-        /// `Adapter1.ConnectDevice`; report ``Event/storedConnectReturned(path:)`` whatever the result.
+        /// Set `Powered` on the adapter (by name); report ``Event/powerFinished(adapter:error:)``.
+        case powerOn(adapter: String)
+        /// Register the advertisement monitor on the adapter; report ``Event/monitorRegistered(adapter:error:)``.
+        case registerMonitor(adapter: String)
+        /// `SetDiscoveryFilter` (a failure is only logged), then `StartDiscovery`, on the adapter; report
+        /// ``Event/discoveryFinished(adapter:error:)``.
+        case startDiscovery(adapter: String, uuids: [String], duplicateData: Bool)
+        /// `StopDiscovery` (errors ignored), then `StartDiscovery`; report ``Event/discoveryFinished(adapter:error:)``.
+        case restartDiscovery(adapter: String)
+        /// `StopDiscovery` on the adapter, nothing reported.
+        case stopDiscovery(adapter: String)
+        /// `Adapter1.ConnectDevice` on the adapter of `path` (the object it creates); report
+        /// ``Event/storedConnectReturned(path:)`` whatever the result.
         case connectDevice(address: String, addressType: String, path: String)
         /// `Disconnect` (errors ignored), nothing reported.
         case disconnectDevice(path: String)

@@ -7,9 +7,10 @@ import Logging
 /// perform, in order. No I/O, no tasks, no clock: ``Supervisor`` executes the actions and
 /// feeds the results of its BlueZ calls back as inputs.
 ///
-/// It decides: powering the adapter on; the scan (start, stop, retry after `InProgress`, held
-/// while stored peripherals connect, its filter, passive monitoring); the scan watchdog; which
-/// devices get a session and when it ends; when stored peripherals are connected again; when
+/// It decides, for every adapter in use (`bluetooth.adapters`, SPEC §10): powering it on; its scan
+/// (start, stop, retry after `InProgress`, held while stored peripherals connect, its filter, passive
+/// monitoring); its scan watchdog. And: which devices get a session, on which adapter (one session per
+/// address, ``AdapterPlacement``), when it moves to another adapter, and when it ends; when stored peripherals are connected again; when
 /// health, `bridge/devices` and Home Assistant configs are published; the shutdown sequence. It
 /// keeps the managed devices' state from the sessions' reports and writes it to the registry
 /// (``Action/record(_:)``): the supervisor is the registry's only writer.
@@ -21,11 +22,23 @@ struct SupervisorCore: Sendable {
     let startedAt: BridgeInstant
 
     private(set) var bluezAvailable = false
-    var adapterReady = false
-    var poweringOn = false
-    var discovery = DiscoveryState()
+    /// The adapters in use that BlueZ has or had, by name: power and scan.
+    var radios: [String: RadioState] = [:]
+    /// Where each device goes among the adapters (only consulted with several adapters).
+    var placement: AdapterPlacement
     /// Devices with a running session (until its loop ended).
     private(set) var sessions: Set<String> = []
+    /// The session's device path of each address with a session: one session per address, whatever the adapter.
+    private(set) var sessionOf: [String: String] = [:]
+    /// Addresses whose session was stopped to move: the adapter (name) its next session goes through.
+    var pendingMoves: [String: String] = [:]
+    /// Stored peripherals whose `ConnectDevice` is under way: the path it creates (several adapters: no
+    /// session through another adapter meanwhile).
+    var connectingStored: [String: String] = [:]
+    /// Several adapters: devices heard by some adapters only, placed when this time comes (``placementWindow``).
+    var placingAt: [String: BridgeInstant] = [:]
+    /// Devices whose placement window is over: placed where they are heard now.
+    var placeOpen: Set<String> = []
     /// The managed devices (the registry's content).
     private(set) var devices: [String: DeviceRecord] = [:]
     /// Stored peripherals (address, address type), in the state file's order.
@@ -59,23 +72,32 @@ struct SupervisorCore: Sendable {
         topics = TopicMapper(config: config)
         remembers = config.stateFile != nil
         startedAt = now
+        placement = AdapterPlacement(rule: config.cluster.switchRule)
         if config.cluster.enabled { clusterGate = ClusterGate() }
     }
-
-    var adapterPath: String { config.bluetooth.adapterPath }
 
     /// The earliest time the core wants a ``Event/tick(lastAdvertisement:)``.
     var nextDeadline: BridgeInstant? {
         if stopping { return finished ? nil : shutdownDeadline }
-        return [
-            discovery.retryAt, discovery.watchdogAt, discovery.heldUntil, reconnectStoredAt.values.min(), healthAt,
-            homeAssistant.nextDeadline,
-        ].compactMap { $0 }.min()
+        var deadlines: [BridgeInstant?] = [reconnectStoredAt.values.min(), healthAt, homeAssistant.nextDeadline]
+        for radio in radios.values {
+            deadlines += [radio.discovery.retryAt, radio.discovery.watchdogAt, radio.discovery.heldUntil]
+        }
+        if severalAdapters { deadlines += [placement.nextDeadline, placingAt.values.min()] }
+        return deadlines.compactMap { $0 }.min()
     }
 
     /// The device paths whose snapshots a ``Event/tick(lastAdvertisement:)`` at `now` needs.
     func pathsNeeded(at now: BridgeInstant) -> [String] {
-        reconnectStoredAt.filter { $0.value <= now }.keys.map { BlueZ.devicePath(adapter: adapterPath, address: $0) }
+        var paths: [String] = []
+        for address in reconnectStoredAt.filter({ $0.value <= now }).keys.sorted() {
+            paths += knownAdapters.map { BlueZ.devicePath(adapter: Self.adapterPath($0), address: address) }
+        }
+        if severalAdapters, let due = placement.nextDeadline, due <= now { paths += sessionOf.values.sorted() }
+        for address in placingAt.filter({ $0.value <= now }).keys.sorted() {
+            paths += knownAdapters.map { BlueZ.devicePath(adapter: Self.adapterPath($0), address: address) }
+        }
+        return paths
     }
 
     /// Whether a ``Event/deviceChanged(path:_:)`` with these property names needs the device's snapshot.
@@ -83,6 +105,8 @@ struct SupervisorCore: Sendable {
         sessions.contains(path) || changed.contains("UUIDs") || changed.contains("Name") || changed.contains("Alias")
             || (config.bluetooth.advertisements == .decodable
                 && (changed.contains("ServiceData") || changed.contains("ManufacturerData")))
+            // Several adapters: a device with a session heard elsewhere may move (SPEC §10).
+            || (severalAdapters && changed.contains("RSSI") && sessionOf[BlueZDevice.address(fromPath: path)] != nil)
     }
 
     /// The managed device with this segment or address (`bridge/request/forget`, `reconnect`).
@@ -121,24 +145,29 @@ struct SupervisorCore: Sendable {
             if let interval = config.health.interval { healthAt = now.advanced(by: interval) }
             clusterWantKnown(&out)
         case .bluezAvailable:
-            adapterCheck(now: now, tree: tree, &out)
+            adapterCheck(adaptersInUse(tree), now: now, tree: tree, &out)
         case .bluezLost:
-            adapterLost()
+            for name in radios.keys.sorted() { adapterLost(name) }
+            connectingStored.removeAll()
             for path in sessions.sorted() { out.append(.send(path: path, .deviceRemoved)) }
-        case .adapterAdded:
-            adapterCheck(now: now, tree: tree, &out)
-        case .adapterRemoved:
-            out.append(.log(.error, "adapter \(config.bluetooth.adapter) was removed"))
-            adapterLost()
-        case .adapterChanged(let changed):
-            adapterChanged(changed, now: now, tree: tree, &out)
+        case .adapterAdded(let name):
+            if uses(name) { adapterCheck([name], now: now, tree: tree, &out) }
+        case .adapterRemoved(let name):
+            guard uses(name) else { break }
+            out.append(.log(.error, "adapter \(name) was removed"))
+            adapterDown(name, &out)
+        case .adapterChanged(let name, let changed):
+            if uses(name) { adapterChanged(name, changed, now: now, tree: tree, &out) }
         case .deviceAdded(let path):
-            discovery.lastAdvertisement = now
+            radios[Self.adapterName(of: path)]?.discovery.lastAdvertisement = now
             consider(path, now: now, tree: tree, &out)
         case .deviceRemoved(let path):
             deviceRemoved(path, now: now, &out)
         case .deviceChanged(let path, let changed):
             deviceChanged(path, changed, now: now, tree: tree, &out)
+            if severalAdapters && changed.contains("RSSI") {
+                review(BlueZDevice.address(fromPath: path), now: now, tree: tree, &out)
+            }
         case .gattObjectsChanged(let device):
             if sessions.contains(device) { out.append(.send(path: device, .gattObjectsChanged)) }
         case .notificationsReleased(let characteristic):
@@ -158,28 +187,32 @@ struct SupervisorCore: Sendable {
         case .availability, .linkChanged, .connectReturned, .mapped, .advertised, .unreadable:
             report(event, now: now, tree: tree, &out)
         case .sessionEnded(let path):
-            sessions.remove(path)
+            sessionEnded(path)
             out.append(.log(.debug, "the session of \(path) ended"))
             if let record = devices.removeValue(forKey: path) {
                 out.append(.unregister(path: path))
                 if record.available { out.append(.publishAvailability(segment: record.segment, online: false)) }
             }
             out.append(.publishDevices(force: false))
-            // The device object may be back already (removed and found again while it ended).
-            consider(path, now: now, tree: tree, &out)
+            // The device object may be back already (removed and found again while it ended), or the device
+            // moves to another adapter.
+            reconsider(path, now: now, tree: tree, &out)
         case .serve(let segment):
             serve(segment, now: now, tree: tree, &out)
         case .stopServing(let segment):
             stopServing(segment, &out)
         case .storedConnectReturned(let path):
+            if connectingStored[BlueZDevice.address(fromPath: path)] == path {
+                connectingStored[BlueZDevice.address(fromPath: path)] = nil
+            }
             storedConnectReturned(path, now: now, tree: tree, &out)
-        case .powerFinished(let error):
-            poweringOn = false
-            if let error { out.append(.log(.error, "cannot power on \(config.bluetooth.adapter): \(error)")) }
-        case .discoveryFinished(let error):
-            discoveryFinished(error, now: now, tree: tree, &out)
-        case .monitorRegistered(let error):
-            monitorRegistered(error, now: now, tree: tree, &out)
+        case .powerFinished(let name, let error):
+            radios[name, default: RadioState()].poweringOn = false
+            if let error { out.append(.log(.error, "cannot power on \(name): \(error)")) }
+        case .discoveryFinished(let name, let error):
+            discoveryFinished(name, error, now: now, tree: tree, &out)
+        case .monitorRegistered(let name, let error):
+            monitorRegistered(name, error, now: now, tree: tree, &out)
         case .tick(let lastAdvertisement):
             tick(now: now, tree: tree, lastAdvertisement: lastAdvertisement, &out)
         case .stop:
@@ -193,16 +226,26 @@ struct SupervisorCore: Sendable {
     }
 
     private mutating func tick(now: BridgeInstant, tree: Tree, lastAdvertisement: BridgeInstant?, _ out: inout [Action]) {
-        if let at = discovery.retryAt, at <= now {
-            discovery.retryAt = nil
-            ensureDiscovery(tree: tree, &out)
+        for name in radios.keys.sorted() {
+            if let at = radios[name]?.discovery.retryAt, at <= now {
+                radios[name]?.discovery.retryAt = nil
+                ensureDiscovery(name, tree: tree, &out)
+            }
+            if let at = radios[name]?.discovery.heldUntil, at <= now {
+                radios[name]?.discovery.heldUntil = nil
+                storedConnectReturned(nil, adapter: name, now: now, tree: tree, &out)
+            }
+            if let at = radios[name]?.discovery.watchdogAt, at <= now {
+                scanWatchdog(name, now: now, tree: tree, lastAdvertisement: lastAdvertisement, &out)
+            }
         }
-        if let at = discovery.heldUntil, at <= now {
-            discovery.heldUntil = nil
-            storedConnectReturned(nil, now: now, tree: tree, &out)
+        if severalAdapters, let at = placement.nextDeadline, at <= now {
+            for address in sessionOf.keys.sorted() { review(address, now: now, tree: tree, &out) }
         }
-        if let at = discovery.watchdogAt, at <= now {
-            scanWatchdog(now: now, tree: tree, lastAdvertisement: lastAdvertisement, &out)
+        for (address, at) in placingAt.sorted(by: { $0.key < $1.key }) where at <= now {
+            placingAt[address] = nil
+            placeOpen.insert(address)
+            if let first = objects(of: address, tree: tree).first { consider(first.path, now: now, tree: tree, &out) }
         }
         if let at = healthAt, at <= now, let interval = config.health.interval {
             healthAt = now.advanced(by: interval)
@@ -241,7 +284,9 @@ struct SupervisorCore: Sendable {
         out.append(.log(.info, "shutting down"))
         out.append(.publishBridgeState(online: false))
         for path in sessions.sorted() { out.append(.send(path: path, .stop)) }
-        if discovery.ours { out.append(.stopDiscovery) }
+        for name in radios.keys.sorted() where radios[name]?.discovery.ours == true {
+            out.append(.stopDiscovery(adapter: name))
+        }
     }
 
     /// Waits for the sessions to stop notifications and disconnect, at most ``stopTimeout``;
@@ -250,7 +295,7 @@ struct SupervisorCore: Sendable {
         guard !finished else { return }
         switch event {
         case .sessionEnded(let path):
-            sessions.remove(path)
+            sessionEnded(path)
             out.append(.log(.debug, "the session of \(path) ended"))
             if devices.removeValue(forKey: path) != nil { out.append(.unregister(path: path)) }
             if sessions.isEmpty { finish(&out) }
@@ -295,7 +340,20 @@ struct SupervisorCore: Sendable {
 
     mutating func addRecord(_ record: DeviceRecord) {
         sessions.insert(record.path)
+        sessionOf[record.address.description] = record.path
+        placingAt[record.address.description] = nil
+        placeOpen.remove(record.address.description)
         devices[record.path] = record
+    }
+
+    /// A session's loop ended: its address may get another.
+    private mutating func sessionEnded(_ path: String) {
+        sessions.remove(path)
+        let address = BlueZDevice.address(fromPath: path)
+        if sessionOf[address] == path {
+            sessionOf[address] = nil
+            placement.link(address, on: nil)
+        }
     }
 
     /// Changes a managed device's state and writes it to the registry; false when it is not managed.

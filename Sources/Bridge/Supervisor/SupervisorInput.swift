@@ -24,12 +24,12 @@ enum SupervisorInput: Sendable {
     case sessionEnded(path: String)
     /// `ConnectDevice` of a stored peripheral returned.
     case storedConnectReturned(path: String)
-    /// The adapter power-on call returned.
-    case powerFinished(error: BlueZError?)
-    /// `SetDiscoveryFilter` + `StartDiscovery` returned.
-    case discoveryFinished(error: BlueZError?)
-    /// `RegisterMonitor` returned (passive scanning).
-    case monitorRegistered(error: BlueZError?)
+    /// An adapter's power-on call returned (the adapter's name).
+    case powerFinished(adapter: String, error: BlueZError?)
+    /// `SetDiscoveryFilter` + `StartDiscovery` on an adapter returned.
+    case discoveryFinished(adapter: String, error: BlueZError?)
+    /// `RegisterMonitor` on an adapter returned (passive scanning).
+    case monitorRegistered(adapter: String, error: BlueZError?)
     /// Shut down: publish `offline`, stop every session (bounded), stop the scan.
     case stop
 }

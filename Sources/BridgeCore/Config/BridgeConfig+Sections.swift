@@ -10,7 +10,7 @@ extension BridgeConfig {
         /// means no watchdog.
         public var scanWatchdog: Duration?
         /// `adapters` as written (SPEC §10); `nil` when absent, which means `[adapter]` (``adapterSelection``).
-        /// For now the decoder accepts one adapter only (and then ``adapter`` is that one).
+        /// With a list, ``adapter`` is its first name.
         public var adapters: AdapterSelection?
         /// `max_connections`: never more links (connected or connecting) at once, per adapter (SPEC §6, §10);
         /// default 7.

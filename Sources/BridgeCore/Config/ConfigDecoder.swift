@@ -283,17 +283,9 @@ struct ConfigDecoder {
                     .invalidValue, "'bluetooth.adapter' (\(bluetooth.adapter)) is not one of 'bluetooth.adapters'; set one of them",
                     at: single.mark)
             }
-            // The runtime drives one adapter so far (issue 17): several are parsed and checked, then refused
-            // here, so that no configuration reaches a runtime that would ignore all adapters but one.
-            guard case .named(let names) = selection, names.count == 1 else {
-                let what = selection == .all ? "'all' is" : "several adapters in one bridge are"
-                throw error(
-                    .invalidValue,
-                    "'\(node.path)': \(what) not supported yet; list one adapter (or use 'bluetooth.adapter')",
-                    at: node.mark)
-            }
             bluetooth.adapters = selection
-            bluetooth.adapter = names[0]
+            // `adapter` names the first one listed (health's `adapter`); with `all` it stays as written.
+            if case .named(let names) = selection { bluetooth.adapter = names[0] }
         }
         if let node = fields("services") {
             var seen = Set<BluetoothUUID>()

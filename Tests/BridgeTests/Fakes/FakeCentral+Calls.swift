@@ -52,6 +52,11 @@ extension FakeCentral {
     /// Connect: the link comes up and the cached services resolve at once.
     func connect(device: String, timeout: Duration) async throws(BlueZError) {
         _ = try await record("Connect", device, timeout: timeout)
+        // As BlueZ: no link through an adapter that is powered off.
+        let adapter = "/" + device.split(separator: "/").prefix(3).joined(separator: "/")
+        if withTree({ $0.properties(path: adapter, interface: BlueZ.adapter)?["Powered"]?.bool }) == false {
+            throw BlueZError(code: .notReady, name: "org.bluez.Error.NotReady", message: "Resource Not Ready")
+        }
         linkUp(device)
         setProperties(device, BlueZ.device, ["Connected": .bool(true)])
         setProperties(device, BlueZ.device, ["ServicesResolved": .bool(true)])

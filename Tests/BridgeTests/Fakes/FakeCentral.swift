@@ -38,6 +38,8 @@ final class FakeCentral: BluetoothCentral {
         var maxGattInFlight: [String: Int] = [:]
         var links = 0
         var maxLinks = 0
+        /// The most links one address had at once, across adapters (SPEC §10: one).
+        var maxLinksPerAddress = 0
         /// Characteristics with an `AcquireNotify` socket.
         var acquired: Set<String> = []
         var acquireSupported = false
@@ -70,14 +72,14 @@ final class FakeCentral: BluetoothCentral {
     @discardableResult
     func addDevice(
         _ address: String, name: String, services: [String: [(uuid: String, flags: [String], value: [UInt8])]],
-        signal: Bool = false
+        signal: Bool = false, adapter: String = FakeCentral.adapter, rssi: Int = -50
     ) -> String {
-        let path = BlueZ.devicePath(adapter: Self.adapter, address: address)
+        let path = BlueZ.devicePath(adapter: adapter, address: address)
         let serviceUUIDs = services.keys.sorted().map(Self.long)
         add(path: path, BlueZ.device, [
             "Address": .string(address), "AddressType": .string("public"), "Name": .string(name),
             "UUIDs": .stringArray(serviceUUIDs), "Connected": .bool(false), "ServicesResolved": .bool(false),
-            "Adapter": .objectPath(Self.adapter), "RSSI": .int16(-50),
+            "Adapter": .objectPath(adapter), "RSSI": .int16(Int16(rssi)),
         ], signal: signal)
         for (i, service) in services.keys.sorted().enumerated() {
             let sp = path + "/service" + String(0x10 + i * 0x10, radix: 16)
@@ -214,8 +216,30 @@ final class FakeCentral: BluetoothCentral {
             if !(s.tree.device(device)?.connected ?? false) {
                 s.links += 1
                 s.maxLinks = max(s.maxLinks, s.links)
+                let address = BlueZDevice.address(fromPath: device)
+                let others = s.tree.paths(with: BlueZ.device).filter {
+                    $0 != device && BlueZDevice.address(fromPath: $0) == address && s.tree.device($0)?.connected == true
+                }
+                s.maxLinksPerAddress = max(s.maxLinksPerAddress, others.count + 1)
             }
         }
+    }
+
+    /// The most links one address had at once, across adapters.
+    var maxLinksPerAddress: Int { state.withLock { $0.maxLinksPerAddress } }
+
+    // MARK: Several adapters
+
+    /// Another adapter (`/org/bluez/hci1`), powered, with a signal.
+    func addAdapter(_ path: String, powered: Bool = true) {
+        add(path: path, BlueZ.adapter, ["Address": .string("00:11:22:33:44:66"), "Powered": .bool(powered), "Discovering": .bool(false)], signal: true)
+    }
+
+    /// An adapter powered off by someone: its links drop, then `Powered` goes false.
+    func powerOff(_ adapter: String) {
+        let devices = withTree { t in t.devices(adapter: adapter).map(\.path) }
+        for device in devices { dropLink(device) }
+        setProperties(adapter, BlueZ.adapter, ["Powered": .bool(false), "Discovering": .bool(false)])
     }
 
     // MARK: Scripting calls
