@@ -52,6 +52,16 @@ import Testing
         actions = core.handle(.tick, now: Self.at(6_000), unixTime: 106)
         #expect(actions.contains(.serve(segment: "polar", adapter: "hci0")), "\(actions)")
         #expect(core.commandRole(for: "polar") == .execute)
+        let health = core.health
+        #expect(health.serving == ["polar"] && health.owners == ["polar": "kitchen"] && health.bridges == ["kitchen": true])
+        let json = HealthSnapshot(
+            uptime: 1, rssBytes: nil, published: 0, dropped: 0, mqttReconnects: 0, bluezAvailable: true, adapter: "hci0",
+            adapterPresent: true, powered: true, discovering: true, devices: [], slotsMax: 7, slotsInUse: 1, slotsWaiting: 0,
+            cluster: health)
+        #expect(
+            JSONValue.object(json.json)["cluster"].map { String(decoding: $0.jsonBytes, as: UTF8.self) }
+                == #"{"bridge":"kitchen","serving":["polar"],"owners":{"polar":"kitchen"},"bridges":{"kitchen":"online"}}"#)
+        #expect(json.prometheus(version: "t").contains("ble_mqtt_bridge_cluster_devices_served 1\n"))
     }
 
     @Test("a stronger bridge claims; this one stays idle and ignores the device's commands")

@@ -32,6 +32,20 @@ struct HealthSnapshot: Sendable {
     var slotsWaiting: Int
     /// Each adapter's slots (SPEC §10: health's per-adapter `slots` object).
     var adapterSlots: [String: SlotPool.Usage] = [:]
+    /// With `cluster.enabled`: this bridge's view of the cluster.
+    var cluster: Cluster?
+
+    /// What a cluster member knows of the cluster (health's `cluster` object).
+    struct Cluster: Sendable {
+        /// This bridge's id.
+        var bridge: String
+        /// The wanted devices and their online owner (`nil`: none), by segment.
+        var owners: [String: String?]
+        /// The devices this bridge serves.
+        var serving: [String]
+        /// Every bridge seen on the broker, online or not (this one included).
+        var bridges: [String: Bool]
+    }
 
     /// The SPEC §9 object.
     var json: JSONObject {
@@ -75,6 +89,21 @@ struct HealthSnapshot: Sendable {
             perAdapter.append(name, .object(o))
         }
         health.append("slots", .object(perAdapter))
+        if let cluster {
+            var owners = JSONObject()
+            for (device, owner) in cluster.owners.sorted(by: { $0.key < $1.key }) {
+                owners.append(device, owner.map { .string($0) } ?? .null)
+            }
+            var bridges = JSONObject()
+            for (id, online) in cluster.bridges.sorted(by: { $0.key < $1.key }) {
+                bridges.append(id, .string(online ? "online" : "offline"))
+            }
+            let object: JSONObject = [
+                "bridge": .string(cluster.bridge), "serving": .array(cluster.serving.map { .string($0) }),
+                "owners": .object(owners), "bridges": .object(bridges),
+            ]
+            health.append("cluster", .object(object))
+        }
         return health
     }
 
@@ -108,6 +137,15 @@ struct HealthSnapshot: Sendable {
         metric(
             "device_last_value_age_seconds", "gauge", "Seconds since the device's last value.",
             devices.compactMap { d in d.lastValueAge.map { (label(d), Self.threeDecimals($0)) } })
+        if let cluster {
+            metric("cluster_devices_served", "gauge", "Wanted devices this bridge serves (cluster).", one(cluster.serving.count))
+            metric(
+                "cluster_devices_unowned", "gauge", "Wanted devices no online bridge owns (cluster).",
+                one(cluster.owners.values.filter { $0 == nil }.count))
+            metric(
+                "cluster_bridges_online", "gauge", "Bridges of the cluster online, this one included.",
+                one(cluster.bridges.values.filter { $0 }.count))
+        }
         return out
     }
 

@@ -25,13 +25,15 @@ extension Supervisor {
         }
         // The adapters configured (`all`: those seen so far) and every adapter with a session.
         let slots = ctx.slots.usage(adapters: core.knownAdapters)
-        return HealthSnapshot(
+        var snapshot = HealthSnapshot(
             uptime: Double(core.startedAt.duration(to: now).components.seconds), rssBytes: Self.residentBytes(),
             published: ctx.router.published, dropped: ctx.router.failed, mqttReconnects: max(0, core.brokerConnections - 1),
             bluezAvailable: central.isAvailable, adapter: config.bluetooth.adapter, adapterPresent: adapter != nil,
             powered: adapter?["Powered"]?.bool ?? false, discovering: adapter?["Discovering"]?.bool ?? false,
             devices: devices, slotsMax: slots.values.reduce(0) { $0 + $1.max }, slotsInUse: ctx.slots.inUse,
             slotsWaiting: ctx.slots.waiting.count, adapterSlots: slots)
+        snapshot.cluster = cluster?.health
+        return snapshot
     }
 
     /// The health object of SPEC §9.
