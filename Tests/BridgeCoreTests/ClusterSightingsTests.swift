@@ -145,6 +145,23 @@ import Testing
         #expect(book.nextDeadline(after: t(21)) == t(26))
     }
 
+    @Test func aDeviceHeardFirstIsPublishedAtOnceItsRSSIChangesAreNot() {
+        var book = Book(wanted: ["d1": Self.d1, "d2": Self.d2])
+        _ = book.at(0, .adapters(freeSlots: ["hci0": 3]))
+        #expect(book.at(0, .brokerConnected)?.devices.isEmpty == true)
+        // New: published at the next tick (the reading itself never publishes), as soon as the rate limit allows.
+        #expect(book.at(1, .heard(address: Self.d1, adapter: "hci0", rssi: -60)) == nil)
+        #expect(book.nextDeadline(after: t(1)) == t(0.5))
+        #expect(book.at(1, .tick)?.devices["d1"]?.rssi == -60)
+        // Known: its RSSI waits for the beat.
+        #expect(book.at(1.1, .heard(address: Self.d1, adapter: "hci0", rssi: -40)) == nil)
+        #expect(book.nextDeadline(after: t(1.1)) == t(6))
+        // Another new one inside the gap: at the gap's end.
+        #expect(book.at(1.2, .heard(address: Self.d2, adapter: "hci0", rssi: -70)) == nil)
+        #expect(book.nextDeadline(after: t(1.2)) == t(1.5))
+        #expect(book.at(1.5, .tick)?.devices["d2"]?.rssi == -70)
+    }
+
     @Test func thePayloadRoundTripsThroughTheDecoder() throws {
         var book = book(slots: ["hci0": 3, "hci1": 0])
         _ = book.at(1, .heard(address: Self.d1, adapter: "hci0", rssi: -61))

@@ -33,15 +33,17 @@ import Testing
         _ = core.handle(.freeSlots(["hci0": 7]), now: Self.at(10), unixTime: 100)
         _ = core.handle(.want(segment: "polar", address: Self.polar, service: .link), now: Self.at(20), unixTime: 100)
         _ = core.handle(.heard(address: Self.polar, adapter: "hci0", rssi: -60), now: Self.at(30), unixTime: 100)
+        // A device heard first: the next tick publishes the sightings that carry it (the others must know).
+        #expect(core.nextDeadline(after: Self.at(30)) == Self.at(500))
+        actions = core.handle(.tick, now: Self.at(500), unixTime: 100)
+        let own = try #require(Self.published(actions, "ble/bridges/kitchen/sightings").last)
+        #expect(try SightingsPayload(bytes: own).devices["polar"]?.rssi == -60)
         // Inside the 5 s quiet time: no claim.
         actions = core.handle(.tick, now: Self.at(4_000), unixTime: 104)
         #expect(Self.published(actions, "ble/polar/owner").isEmpty)
         actions = core.handle(.tick, now: Self.at(5_000), unixTime: 105)
         let claim = try #require(Self.published(actions, "ble/polar/owner").first)
         #expect(try OwnerPayload(bytes: claim) == OwnerPayload(bridge: "kitchen", adapter: "hci0", since: 105))
-        // The sightings that carry the device went out (the beat is due at 5 s too).
-        let own = try #require(Self.published(actions, "ble/bridges/kitchen/sightings").last)
-        #expect(try SightingsPayload(bytes: own).devices["polar"]?.rssi == -60)
         #expect(!actions.contains(.serve(segment: "polar", adapter: "hci0")))
         // The echo of the claim, then the claim wait: served.
         _ = core.handle(.message(.owner(device: "polar"), payload: claim), now: Self.at(5_050), unixTime: 105)

@@ -21,8 +21,11 @@
 ///   (``ClusterSettings/sightingsStaleAfter``), so the beat is the heartbeat that keeps this bridge a candidate.
 /// - **At once** on ``SightingsInput/brokerConnected`` (so the others know this bridge within their quiet time), and on
 ///   ``SightingsInput/publishRequested`` ("when an owner must be chosen"), but only if the payload differs from the
-///   last one published (`t` aside): an unchanged payload tells nobody anything the retained one does not. RSSI
-///   changes alone never trigger a publication (they change constantly; the beat carries them).
+///   last one published (`t` aside): an unchanged payload tells nobody anything the retained one does not. A device
+///   heard that the last payload does not name requests one (the others may be choosing its owner: two bridges that
+///   start together must know what each other hears before their quiet time ends); the next ``SightingsInput/tick``
+///   sends it, never the reading itself. RSSI changes alone never trigger a publication (they change constantly; the
+///   beat carries them).
 /// - **Rate limit**: never two publications less than ``minimumGap`` (500 ms) apart; a request inside the gap waits
 ///   for its end (``nextDeadline(after:)``). 500 ms bounds a burst of claims (one request per reconcile) to two
 ///   messages a second per bridge, and still lets the new slot counts reach the others well within a claim's 1 s wait
@@ -113,7 +116,12 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
             guard Self.isValid(rssi: rssi) else { break }
             for segment in segmentsByAddress[address] ?? [] {
                 readings[segment, default: [:]][adapter] = Reading(rssi: rssi, heardAt: now)
+                // A device the others do not know this bridge hears: they may be about to choose its owner.
+                if let last = lastPublished, last.payload.devices[segment] == nil { requestPending = true }
             }
+            // Never at once: the adapters that hear the same advertisement report it one after the other, and the
+            // first to report must not decide the adapter (each build observes it): the next tick publishes.
+            return nil
         case .linkUp(let address, let adapter):
             for segment in segmentsByAddress[address] ?? [] { links[segment] = adapter }
         case .linkDown(let address):
