@@ -147,7 +147,23 @@ final class ClusterHarness: @unchecked Sendable {
         _ filter: String, after: Int = 0, timeout: Duration = .seconds(30),
         where predicate: (MQTTMessage) -> Bool = { _ in true }
     ) async throws -> MQTTMessage {
-        try await observer.waitFor(filter, after: after, timeout: timeout, context: context, where: predicate)
+        // In slices, to fail at once when a bridge ended that the test did not stop.
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let slice = min(.seconds(1), deadline - ContinuousClock.now)
+            do {
+                return try await observer.waitFor(filter, after: after, timeout: max(slice, .zero), context: context, where: predicate)
+            } catch is HarnessError {
+                if let ended = nodes.first(where: { $0.endedUnexpectedly }) {
+                    throw HarnessError("the bridge \(ended.id) ended while waiting for \(filter)\n\(context())")
+                }
+                guard ContinuousClock.now < deadline else {
+                    let seen = observer.messages(filter).suffix(10).map(\.description).joined(separator: "\n")
+                    throw HarnessError(
+                        "no matching message on \(filter) within \(timeout); the last ones on that filter:\n\(seen)\n\(context())")
+                }
+            }
+        }
     }
 
     /// Every message the timestamped subscriber received so far, in order.

@@ -22,6 +22,8 @@ final class ClusterNode: @unchecked Sendable {
     private(set) var bridge: ChildProcess?
     /// How many times the bridge was started (each start appends to the same log).
     private(set) var bridgeStarts = 0
+    /// Set when the test signals the bridge.
+    private var stopping = false
 
     init(id: String, directory: String, scenarioText: String) throws {
         self.id = id
@@ -109,8 +111,18 @@ final class ClusterNode: @unchecked Sendable {
             environment: environment, outputPath: bridgeLogPath)
         bridge = process
         bridgeStarts += 1
+        stopping = false
         return process
     }
+
+    /// Sends `signal` to the bridge, which may then end (``endedUnexpectedly`` stays false).
+    func signalBridge(_ signal: Int32) {
+        stopping = true
+        runningBridge.send(signal)
+    }
+
+    /// Whether the bridge ended without the test stopping it.
+    var endedUnexpectedly: Bool { !stopping && bridge?.isRunning == false }
 
     /// The running (or last) bridge process.
     var runningBridge: ChildProcess {
@@ -141,6 +153,7 @@ final class ClusterNode: @unchecked Sendable {
 
     /// Stops the bridge, the simulator and the bus.
     func stop() async {
+        stopping = true
         if let bridge { await bridge.stop(grace: .seconds(10)) }
         if let simulator { await simulator.stop() }
         if let bus { await bus.stop() }

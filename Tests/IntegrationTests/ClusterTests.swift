@@ -97,7 +97,7 @@ struct ClusterTests {
             // The host crashes: the bridge is killed and its radio's links end with it (a killed bridge alone
             // would leave them to its bluetoothd; DropAllConnections is the host going away).
             let killed = ClusterHarness.now
-            alpha.runningBridge.send(SIGKILL)
+            alpha.signalBridge(SIGKILL)
             try await alpha.simctl(["DropAllConnections"])
             let offline = try await cluster.waitForTimed("ble/bridges/alpha/state", after: killed, timeout: .seconds(20)) {
                 $0.payload == "offline"
@@ -171,7 +171,7 @@ struct ClusterTests {
             let alpha = cluster.node("alpha")
             try await cluster.resetStats()
             let stopped = ClusterHarness.now
-            alpha.runningBridge.send(SIGTERM)
+            alpha.signalBridge(SIGTERM)
             let offline = try await cluster.waitForTimed("ble/bridges/alpha/state", after: stopped, timeout: .seconds(15)) {
                 $0.payload == "offline"
             }
