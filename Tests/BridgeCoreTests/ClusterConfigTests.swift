@@ -138,27 +138,14 @@ import Testing
         #expect(error?.all.map(\.line).sorted() == [3, 4, 5])
     }
 
-    @Test func enabledClusterIsRefusedWithItsLocation() throws {
+    @Test func enabledClusterIsAccepted() throws {
         let config = try parse("bridge: { id: kitchen }\ncluster:\n  enabled: true\n  switch_margin: 12\n")
-        // Parsed and kept (the settings are valid) ...
         #expect(config.cluster.enabled)
         #expect(config.cluster.switchRule.margin == 12)
-        // ... but refused by the check the CLI runs for `run` and `check-config`.
-        #expect(config.unsupported.count == 1)
-        do {
-            try config.checkSupported()
-            Issue.record("cluster.enabled: true was accepted")
-        } catch {
-            #expect(error.code == .unsupportedSetting)
-            #expect(
-                error.description
-                    == "bridge.yaml:5:12: cluster.enabled: true is not supported by this version yet (SPEC §10)")
-            #expect(error.further.isEmpty)
-        }
-        for yes in ["yes", "on", "\"true\""] {
-            #expect(throws: ConfigError.self) { try parse("cluster: { enabled: \(yes) }\n").checkSupported() }
-        }
-        #expect(throws: Never.self) { try parse("cluster: { enabled: off }\n").checkSupported() }
+        #expect(config.unsupported.isEmpty)
+        #expect(throws: Never.self) { try config.checkSupported() }
+        for yes in ["yes", "on", "\"true\""] { #expect(try parse("cluster: { enabled: \(yes) }\n").cluster.enabled) }
+        #expect(try parse("cluster: { enabled: false }\n").cluster.enabled == false)
     }
 
     @Test(arguments: [
@@ -205,5 +192,21 @@ import Testing
                 code: .invalidName)
         }
         #expect(throws: Never.self) { try parse("devices:\n  - match: { name: x }\n    name: bridges2\n") }
+    }
+}
+
+/// The client id of a cluster member.
+@Suite struct ClusterClientIDTests {
+    func parse(_ yaml: String) throws -> BridgeConfig {
+        try BridgeConfig.parse(yaml: yaml, fileName: "bridge.yaml", environment: [:], hostName: "pi")
+    }
+
+    @Test func clusterMembersDefaultToTheirBridgeID() throws {
+        let clustered = try parse("mqtt: { url: mqtt://b }\nbridge: { id: garage }\ncluster: { enabled: true }\n")
+        #expect(clustered.mqtt.clientID == "ble-mqtt-bridge-garage")
+        let named = try parse("mqtt: { url: mqtt://b, client_id: mine }\nbridge: { id: garage }\ncluster: { enabled: true }\n")
+        #expect(named.mqtt.clientID == "mine")
+        let single = try parse("mqtt: { url: mqtt://b }\nbridge: { id: garage }\n")
+        #expect(single.mqtt.clientID == "ble-mqtt-bridge-pi")
     }
 }

@@ -19,13 +19,16 @@ struct CommandIntake: Sendable {
     let allow: BridgeConfig.Commands
     /// `{prefix}/status` when Home Assistant discovery is on.
     let homeAssistantStatus: String?
+    /// With `cluster.enabled`: the cluster topics (to the supervisor) and who executes each device's commands.
+    var cluster: (topics: ClusterTopics, roles: ClusterRoles)? = nil
 
     /// The topic filters whose messages intake takes: the commands and bridge requests, and with
     /// Home Assistant discovery its status topic and the retained per-entity configs of earlier
     /// versions (cleared by the supervisor).
     static func filters(topics: TopicMapper, homeAssistantDiscovery: Bool) -> [String] {
-        guard homeAssistantDiscovery else { return topics.commandFilters }
-        return topics.commandFilters + [
+        let own = topics.commandFilters + (topics.cluster?.filters ?? [])
+        guard homeAssistantDiscovery else { return own }
+        return own + [
             HomeAssistantDiscovery.statusTopic(topics), HomeAssistantDiscovery.legacyFilter(topics),
         ]
     }
@@ -47,6 +50,10 @@ struct CommandIntake: Sendable {
                 return
             }
         }
+        if let cluster, let topic = cluster.topics.parse(message.topic) {
+            supervisor.send(.cluster(topic, payload: message.payload))
+            return
+        }
         guard let parsed = topics.parse(message.topic) else { return }
         switch parsed {
         case .bridgeRequest(let command):
@@ -55,12 +62,27 @@ struct CommandIntake: Sendable {
             let pending = PendingCommand(
                 message: message, device: device, service: service, characteristic: characteristic, operation: op,
                 resultTopic: String(message.topic.dropLast(4)) + "/result", deadline: clock.now.advanced(by: timeout))
+            // Rule 1 of a cluster: the owner executes, the others ignore; for a device nobody owns, one bridge answers.
+            var owner: String?
+            if let cluster {
+                let (role, by) = cluster.roles.role(for: device)
+                if role == .ignore { return }
+                owner = by
+                if role == .answerNotConnected {
+                    responder.fail(pending, CommandError(.notConnected, "no bridge of the cluster owns device '\(device)'"))
+                    return
+                }
+            }
             guard allow.allows(device: device, service: service, characteristic: characteristic) else {
                 responder.fail(pending, CommandError(
                     .notAllowed, "commands.allow has no pattern for \(device)/\(service)/\(characteristic)"))
                 return
             }
             guard let entry = registry.entry(segment: device), entry.mailbox.send(.command(pending)) else {
+                if owner != nil {
+                    responder.fail(pending, CommandError(.notConnected, "device '\(device)' is being connected by this bridge"))
+                    return
+                }
                 responder.fail(pending, CommandError(.unknownCharacteristic, "no device '\(device)' is known to the bridge"))
                 return
             }

@@ -20,16 +20,19 @@ struct Runtime: Sendable {
         let registry = DeviceRegistry()
         let responder = CommandResponder(broker: broker, logger: logger)
         let values = ValueRouter(mqtt: broker, keepsLast: config.homeAssistant.discovery)
+        let roles = topics.cluster.map { ClusterRoles(bridgeID: $0.bridgeID) }
         context = SessionContext(
             config: config, topics: topics, central: central, broker: broker, router: values,
             advertisements: AdvertisementRouter(values: values, clock: clock, logger: logger),
             registry: registry, slots: SlotPool(capacity: config.bluetooth.maxConnections), clock: clock,
-            logger: logger, supervisor: mailbox, responder: responder, timing: timing)
+            logger: logger, supervisor: mailbox, responder: responder, timing: timing, clusterRoles: roles)
         supervisorMailbox = mailbox
-        intake = CommandIntake(
+        var intake = CommandIntake(
             topics: topics, registry: registry, responder: responder, supervisor: mailbox, clock: clock,
             timeout: config.commands.timeout, allow: config.commands,
             homeAssistantStatus: config.homeAssistant.discovery ? HomeAssistantDiscovery.statusTopic(topics) : nil)
+        if let clusterTopics = topics.cluster, let roles { intake.cluster = (clusterTopics, roles) }
+        self.intake = intake
     }
 
     /// Runs the supervisor (and its sessions) until ``stop()``.

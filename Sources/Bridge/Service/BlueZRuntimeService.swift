@@ -40,7 +40,10 @@ struct BlueZRuntimeService: Service {
             await withDiscardingTaskGroup { group in
                 group.addTask { [broker] in
                     for await event in broker.events {
-                        guard case .connected = event else { continue }
+                        guard case .connected = event else {
+                            supervisor.mailbox?.send(.brokerDisconnected)
+                            continue
+                        }
                         if let mailbox = supervisor.mailbox {
                             mailbox.send(.brokerConnected)
                         } else {

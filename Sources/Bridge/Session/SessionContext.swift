@@ -27,6 +27,8 @@ struct SessionContext: Sendable {
     var responder: CommandResponder
     /// Timing of the connection state machines (shortened in tests).
     var timing: SessionTiming = SessionTiming()
+    /// With `cluster.enabled`: who handles each device's commands (written by the supervisor, read by intake).
+    var clusterRoles: ClusterRoles? = nil
 }
 
 extension SessionContext {

@@ -62,6 +62,12 @@ extension Supervisor {
                 }
                 mailbox.send(.storedConnectReturned(path: path))
             }
+        case .disconnectDevice(let path):
+            group.addTask {
+                do throws(BlueZError) { try await central.disconnect(device: path) } catch {
+                    logger.debug("Disconnect \(path): \(error)")
+                }
+            }
         case .removeDevice(let path):
             group.addTask {
                 try? await central.disconnect(device: path)
@@ -70,6 +76,8 @@ extension Supervisor {
                 }
             }
 
+        case .clusterWant(let segment, let address, let service):
+            clusterStep(.want(segment: segment, address: address, service: service), &group)
         case .startSession(let plan):
             startSession(plan, &group)
         case .send(let path, let signal):

@@ -28,6 +28,14 @@ final class Supervisor {
     var homeAssistant: HomeAssistantPublisher
     /// The core finished the shutdown.
     var done = false
+    /// With `cluster.enabled`: this bridge's part of the cluster (SPEC §10).
+    var cluster: ClusterCore?
+    /// The command roles last handed to intake.
+    var lastRoles = ClusterRoles.Snapshot()
+    /// When the cluster's next tick is due (``armDeadline()``).
+    var clusterTickAt: BridgeInstant?
+    /// Served advertisement devices: when their last advertisement was told to the cluster.
+    var advertisementsHeard: [String: BridgeInstant] = [:]
 
     init(context: SessionContext, mailbox: Mailbox<SupervisorInput>) {
         ctx = context
@@ -37,6 +45,17 @@ final class Supervisor {
             broker: context.broker, topics: context.topics, logger: context.logger,
             bridge: HomeAssistantDiscovery.Bridge(config: context.config, version: BridgeCommandLine.version))
         known.stateFile = context.config.stateFile.map { StateFile(path: $0, logger: context.logger) }
+        if context.config.cluster.enabled {
+            cluster = ClusterCore(settings: ClusterSettings(config: context.config), baseTopic: context.topics.baseTopic)
+        }
+    }
+
+    /// The earliest deadline of the supervisor's core and the cluster's; the cluster's is kept in ``clusterTickAt``
+    /// (the cluster gives the next deadline *after* now: once it is due, only the kept one says so).
+    func armDeadline() -> BridgeInstant? {
+        clusterTickAt = core.stopping ? nil : cluster?.nextDeadline(after: now)
+        guard let clusterAt = clusterTickAt else { return core.nextDeadline }
+        return min(core.nextDeadline ?? clusterAt, clusterAt)
     }
 
     // MARK: Loop
@@ -59,7 +78,7 @@ final class Supervisor {
                 logger.warning("org.bluez is not on the D-Bus: waiting for BlueZ (bluetoothd) to start")
             }
             while !done {
-                switch await mailbox.receive(until: core.nextDeadline, clock: ctx.clock) {
+                switch await mailbox.receive(until: armDeadline(), clock: ctx.clock) {
                 case .input(let input): handle(input, &group)
                 case .deadline: break
                 case .finished: feed(.inboxClosed, .none, &group)
@@ -75,6 +94,10 @@ final class Supervisor {
         let now = self.now
         if let at = core.nextDeadline, at <= now {
             feed(.tick(lastAdvertisement: ctx.advertisements.lastAdvertisement), .paths(core.pathsNeeded(at: now)), &group)
+        }
+        if !core.stopping, let at = clusterTickAt, at <= now {
+            clusterTickAt = nil
+            clusterTick(&group)
         }
     }
 
@@ -92,6 +115,11 @@ final class Supervisor {
             handleBlueZ(event, &group)
         case .brokerConnected:
             feed(.brokerConnected, .none, &group)
+            clusterBrokerConnected(&group)
+        case .brokerDisconnected:
+            clusterStep(.brokerDisconnected, &group)
+        case .cluster(let topic, let payload):
+            clusterStep(.message(topic, payload: payload), &group)
         case .homeAssistantOnline:
             feed(.homeAssistantOnline, .none, &group)
         case .legacyDiscovery(let topic):
@@ -101,7 +129,9 @@ final class Supervisor {
         case .session(let path, let report):
             switch report {
             case .availability(let online): feed(.availability(path: path, online), .none, &group)
-            case .linkChanged(let up): feed(.linkChanged(path: path, connected: up), .none, &group)
+            case .linkChanged(let up):
+                feed(.linkChanged(path: path, connected: up), .none, &group)
+                clusterLink(path, up: up, &group)
             case .connectReturned: feed(.connectReturned(path: path), .none, &group)
             case .mapped(let mapped): feed(.mapped(path: path, mapped), .none, &group)
             case .advertised(let decoder, let values):
@@ -111,6 +141,7 @@ final class Supervisor {
             }
         case .sessionEnded(let path):
             sessions[path] = nil
+            clusterLink(path, up: false, &group)
             feed(.sessionEnded(path: path), .paths([path]), &group)
         case .storedConnectReturned(let path):
             feed(.storedConnectReturned(path: path), .none, &group)
@@ -134,7 +165,10 @@ final class Supervisor {
             feed(.bluezLost, .none, &group)
         case .interfacesAdded(let path, let ifaces):
             if ifaces.contains(BlueZ.adapter), path == adapterPath { feed(.adapterAdded, .adapter, &group) }
-            if ifaces.contains(BlueZ.device) { feed(.deviceAdded(path: path), .paths([path]), &group) }
+            if ifaces.contains(BlueZ.device) {
+                feed(.deviceAdded(path: path), .paths([path]), &group)
+                clusterHeard(path, &group)
+            }
             if ifaces.contains(BlueZ.gattService) || ifaces.contains(BlueZ.gattCharacteristic),
                let device = SupervisorCore.devicePath(of: path)
             {
@@ -151,6 +185,7 @@ final class Supervisor {
                 feed(.adapterChanged(changed), changed.contains("Powered") ? .adapter : .none, &group)
             case BlueZ.device:
                 feed(.deviceChanged(path: path, changed), core.needsSnapshot(path: path, changed: changed) ? .paths([path]) : .none, &group)
+                if changed.contains("RSSI") { clusterHeard(path, &group) }
             default:
                 break
             }

@@ -25,6 +25,15 @@ extension SupervisorCore {
             policy = .advertisement(bindkey: nil, timeout: .seconds(600))
         }
         let segment = topics.deviceSegment(address: address, config: deviceConfig)
+        guard clusterAdmits(segment: segment, address: address, policy: policy, &out) else {
+            // A link this bridge does not serve (left by an earlier run that crashed: bluetoothd keeps the links of
+            // a client that died): another bridge may own the device, and a peripheral takes one link.
+            if dev.connected {
+                out.append(.log(.notice, "\(address) (\(segment)) is connected but not served by this bridge: disconnecting it"))
+                out.append(.disconnectDevice(path: path))
+            }
+            return
+        }
         let plan = SessionPlan(
             path: path, address: address, addressType: dev.addressType.rawValue, segment: segment, config: deviceConfig,
             connectNow: connectNow || isStored(address.description), seed: makeSeed(), policy: policy)
@@ -70,7 +79,7 @@ extension SupervisorCore {
     mutating func connectStored(
         only address: String? = nil, holdingScan: Bool = false, now: BridgeInstant, tree: Tree, _ out: inout [Action]
     ) {
-        for p in stored where address == nil || p.address == address {
+        for p in stored where (address == nil || p.address == address) && clusterServes(address: p.address) {
             guard adapterReady else { return }
             let path = BlueZ.devicePath(adapter: adapterPath, address: p.address)
             if tree.devices[path] != nil {

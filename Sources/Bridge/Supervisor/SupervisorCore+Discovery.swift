@@ -107,6 +107,8 @@ extension SupervisorCore {
     func discoveryNeeded() -> Bool {
         // With an active monitor, advertisement devices need no scan.
         let passive = discovery.monitor == .active
+        // A cluster member keeps hearing the devices other bridges own: its sightings must stay current.
+        if clusterGate != nil { return true }
         if !config.bluetooth.services.isEmpty || (listensToAdvertisements && !passive) { return true }
         var addresses = storedAddresses
         for d in config.devices {

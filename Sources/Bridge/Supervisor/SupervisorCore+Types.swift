@@ -85,6 +85,10 @@ extension SupervisorCore {
         case sessionEnded(path: String)
         /// `ConnectDevice` of a stored peripheral returned.
         case storedConnectReturned(path: String)
+        /// The cluster lets this bridge serve the device (the tree data holds ``SupervisorCore/clusterPath(_:)``).
+        case serve(segment: String)
+        /// The cluster takes the device from this bridge.
+        case stopServing(segment: String)
         /// Powering the adapter on returned.
         case powerFinished(error: BlueZError?)
         /// `SetDiscoveryFilter` + `StartDiscovery` (or the watchdog's restart) returned.
@@ -143,9 +147,13 @@ extension SupervisorCore {
         case stopDiscovery
         /// `Adapter1.ConnectDevice`; report ``Event/storedConnectReturned(path:)`` whatever the result.
         case connectDevice(address: String, addressType: String, path: String)
+        /// `Disconnect` (errors ignored), nothing reported.
+        case disconnectDevice(path: String)
         /// `Disconnect`, then `RemoveDevice` (errors ignored), nothing reported.
         case removeDevice(path: String)
 
+        /// Tell the cluster that the configuration wants this device (``ClusterCore/Event/want(segment:address:service:)``).
+        case clusterWant(segment: String, address: BluetoothAddress, service: ClusterService)
         /// Create the session (and its registry entry); report ``Event/sessionEnded(path:)`` when its loop ends.
         case startSession(SessionPlan)
         /// Tell a session something.

@@ -45,6 +45,8 @@ struct SupervisorCore: Sendable {
     private(set) var homeAssistant = HomeAssistantSchedule()
     /// The last `{base}/bridge/devices` payload published.
     var lastDevicesPayload: [UInt8] = []
+    /// With `cluster.enabled`: which wanted devices this bridge may serve (``ClusterGate``).
+    var clusterGate: ClusterGate?
     private var nextSeed: UInt64 = 0x5eed
 
     /// How long the shutdown waits for the sessions to disconnect.
@@ -57,6 +59,7 @@ struct SupervisorCore: Sendable {
         topics = TopicMapper(config: config)
         remembers = config.stateFile != nil
         startedAt = now
+        if config.cluster.enabled { clusterGate = ClusterGate() }
     }
 
     var adapterPath: String { config.bluetooth.adapterPath }
@@ -116,6 +119,7 @@ struct SupervisorCore: Sendable {
                 stored.append((p.address, p.addressType))
             }
             if let interval = config.health.interval { healthAt = now.advanced(by: interval) }
+            clusterWantKnown(&out)
         case .bluezAvailable:
             adapterCheck(now: now, tree: tree, &out)
         case .bluezLost:
@@ -163,6 +167,10 @@ struct SupervisorCore: Sendable {
             out.append(.publishDevices(force: false))
             // The device object may be back already (removed and found again while it ended).
             consider(path, now: now, tree: tree, &out)
+        case .serve(let segment):
+            serve(segment, now: now, tree: tree, &out)
+        case .stopServing(let segment):
+            stopServing(segment, &out)
         case .storedConnectReturned(let path):
             storedConnectReturned(path, now: now, tree: tree, &out)
         case .powerFinished(let error):

@@ -1,4 +1,5 @@
 import BlueZ
+import BridgeCore
 import MQTT
 
 /// What the supervisor reacts to, in arrival order.
@@ -7,6 +8,10 @@ enum SupervisorInput: Sendable {
     case bluez(BlueZEvent)
     /// The broker (re)accepted the connection.
     case brokerConnected
+    /// The broker connection was lost.
+    case brokerDisconnected
+    /// A message on a cluster topic (SPEC §10): a bridge's state or sightings, a device's owner.
+    case cluster(ClusterTopic, payload: [UInt8])
     /// Home Assistant announced `online` on `{prefix}/status`.
     case homeAssistantOnline
     /// A retained per-entity discovery config of an earlier version (to be cleared).

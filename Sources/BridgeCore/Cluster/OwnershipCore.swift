@@ -36,8 +36,9 @@
 public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// Identity and timing.
     public let settings: ClusterSettings
-    /// The devices this bridge's configuration wants, by topic segment.
-    public let wanted: [String: ClusterService]
+    /// The devices this bridge's configuration wants, by topic segment (grows with ``want(_:_:)``: a device matched by
+    /// name or service is wanted once found).
+    public private(set) var wanted: [String: ClusterService]
 
     /// The latest owner claim of a device and since when (receipt) it has named the same bridge.
     public struct OwnerView: Sendable, Hashable {
@@ -102,6 +103,12 @@ public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Du
     /// This bridge's id.
     public var bridgeID: String { settings.bridgeID }
 
+    /// Adds a wanted device (found by name, service or decoder); the next event reconciles it. An already wanted
+    /// device keeps its service.
+    public mutating func want(_ device: String, _ service: ClusterService) {
+        if wanted[device] == nil { wanted[device] = service }
+    }
+
     /// Handles one event at `now` and returns the actions to perform, in order.
     public mutating func handle(_ event: ClusterEvent, now: Instant) -> [ClusterAction] {
         switch event {
@@ -153,9 +160,13 @@ public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Du
     /// Who handles a `/set` or `/get` for the device (rule 1).
     public func commandRole(for device: String) -> ClusterCommandRole {
         if let owner = effectiveOwner(of: device) { return owner.bridge == bridgeID ? .execute : .ignore }
+        return answersUnownedCommands ? .answerNotConnected : .ignore
+    }
+
+    /// Whether this bridge is the online bridge whose id sorts first: it answers commands for unowned devices.
+    public var answersUnownedCommands: Bool {
         let online = states.filter { $0.value == true }.keys + [bridgeID]
-        let first = online.min(by: BridgeID.sortsBefore)
-        return first == bridgeID ? .answerNotConnected : .ignore
+        return online.min(by: BridgeID.sortsBefore) == bridgeID
     }
 
     /// Whether the bridge is online as far as this bridge knows (itself always, while on the broker).

@@ -36,8 +36,8 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
         public var heardAt: Instant
     }
 
-    /// The devices this bridge's configuration wants: topic segment → address.
-    public let wanted: [String: BluetoothAddress]
+    /// The devices this bridge's configuration wants: topic segment → address (grows with ``want(_:address:)``).
+    public private(set) var wanted: [String: BluetoothAddress]
     /// The hysteresis of the adapter choice.
     public let rule: SwitchRule
     /// How long a reading counts (SPEC: "heard in the last 60 s").
@@ -60,7 +60,7 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
     /// Whether the broker connection is up.
     public private(set) var brokerUp = false
     var choices: [String: AdapterChoice<Instant>] = [:]
-    let segmentsByAddress: [BluetoothAddress: [String]]
+    private(set) var segmentsByAddress: [BluetoothAddress: [String]]
 
     /// Creates a book with nothing heard, no adapters and the broker down.
     public init(
@@ -76,6 +76,17 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
         for (segment, address) in wanted { bySegment[address, default: []].append(segment) }
         segmentsByAddress = bySegment.mapValues { $0.sorted() }
     }
+
+    /// Adds a wanted device (found by name, service or decoder); a segment already wanted keeps its address.
+    public mutating func want(_ segment: String, address: BluetoothAddress) {
+        guard wanted[segment] == nil else { return }
+        wanted[segment] = address
+        segmentsByAddress[address, default: []].append(segment)
+        segmentsByAddress[address]?.sort()
+    }
+
+    /// Whether a device with this address is wanted.
+    public func wants(address: BluetoothAddress) -> Bool { segmentsByAddress[address] != nil }
 
     /// Whether `rssi` is a real reading: not BlueZ's 127 ("invalid") and inside ``SightingsPayload/rssiRange``.
     public static func isValid(rssi: Int) -> Bool {

@@ -21,17 +21,7 @@ extension ConfigDecoder {
     mutating func decodeCluster(_ value: Located) throws(ConfigError) -> BridgeConfig.Cluster {
         let fields = try mapping(value, known: ConfigKeys.cluster)
         var cluster = BridgeConfig.Cluster()
-        if let node = fields("enabled") {
-            cluster.enabled = try bool(node)
-            if cluster.enabled {
-                // The runtime lifts this when it implements SPEC §10's cluster (ownership, per-bridge topics,
-                // sightings): delete this refusal then; `BridgeConfig.checkSupported()` stays for the next one.
-                unsupported.append(
-                    error(
-                        .unsupportedSetting, "cluster.enabled: true is not supported by this version yet (SPEC §10)",
-                        at: node.mark))
-            }
-        }
+        if let node = fields("enabled") { cluster.enabled = try bool(node) }
         if let node = fields("switch_margin") { cluster.switchRule.margin = try integer(node, in: 1...100) }
         if let node = fields("switch_after") { cluster.switchRule.after = try duration(node, minimum: .seconds(1)) }
         return cluster

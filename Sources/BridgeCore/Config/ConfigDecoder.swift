@@ -186,6 +186,11 @@ struct ConfigDecoder {
             first.further = Array(errors.dropFirst())
             throw first
         }
+        // In a cluster every bridge needs its own client id, also several on one host (the broker drops a
+        // connection whose id another client takes): without `client_id`, the bridge id names it.
+        if config.cluster.enabled, fields("mqtt").flatMap({ try? mapping($0, known: ConfigKeys.mqtt)("client_id") }) == nil {
+            config.mqtt.clientID = "ble-mqtt-bridge-\(config.bridgeID)"
+        }
         config.warnings = warnings
         config.unsupported = unsupported
         return config

@@ -1,0 +1,168 @@
+import BridgeCore
+import Logging
+
+/// This bridge's part of a cluster (SPEC §10), as a pure state machine: the owner choice (``OwnershipCore``) and
+/// this bridge's sightings (``SightingsBook``) behind one ``handle(_:now:unixTime:)``, with the topics and payloads
+/// of the broker. Inputs in (the cluster topics received, what the radios hear, the links, the free slots, the
+/// time), ``Action``s out (publish, serve, stop serving); no I/O, no clock: ``Supervisor`` executes the actions.
+///
+/// Each sightings payload this bridge publishes is also fed to its own ``OwnershipCore`` at once (its echo from the
+/// broker is ignored), so the decisions never wait for a round trip to the broker about this bridge's own radios.
+struct ClusterCore: Sendable {
+    /// What the core is told.
+    enum Event: Sendable, Equatable {
+        /// The broker accepted the connection (again): the views start afresh from the retained topics.
+        case brokerConnected
+        /// The broker connection is lost: stop serving everything.
+        case brokerDisconnected
+        /// A message on one of ``ClusterTopics/filters``.
+        case message(ClusterTopic, payload: [UInt8])
+        /// The configuration wants this device (found by address, name, service or decoder; or stored).
+        case want(segment: String, address: BluetoothAddress, service: ClusterService)
+        /// An adapter of this bridge heard a device.
+        case heard(address: BluetoothAddress, adapter: String, rssi: Int)
+        /// This bridge's link to a device came up on `adapter`, or went down (`nil`).
+        case link(segment: String, address: BluetoothAddress, adapter: String?)
+        /// Free connection slots per adapter of this bridge.
+        case freeSlots([String: Int])
+        /// Time passed (``nextDeadline(after:)`` is due).
+        case tick
+    }
+
+    /// What the executor does, in order.
+    enum Action: Sendable, Equatable {
+        /// Publish a retained message (QoS 1); an empty payload deletes the retained topic.
+        case publish(topic: String, payload: [UInt8])
+        /// Serve the device: start its session.
+        case serve(segment: String, adapter: String)
+        /// Stop serving the device: stop its session (it disconnects).
+        case stopServing(segment: String)
+        /// A line for the log.
+        case log(Logger.Level, String)
+    }
+
+    let topics: ClusterTopics
+    private(set) var ownership: OwnershipCore<BridgeInstant>
+    private(set) var sightings: SightingsBook<BridgeInstant>
+
+    /// A core for the bridge `settings.bridgeID` under `baseTopic`, with no device wanted yet.
+    init(settings: ClusterSettings, baseTopic: String) {
+        topics = ClusterTopics(baseTopic: baseTopic, bridgeID: settings.bridgeID)
+        ownership = OwnershipCore(settings: settings, wanted: [:])
+        sightings = SightingsBook(wanted: [:], rule: settings.switchRule)
+    }
+
+    var bridgeID: String { ownership.bridgeID }
+
+    /// Whether a device with this address is wanted (what the radios hear of others is not needed).
+    func wants(address: BluetoothAddress) -> Bool { sightings.wants(address: address) }
+
+    /// Who handles a `/set` or `/get` of the device (rule 1).
+    func commandRole(for segment: String) -> ClusterCommandRole { ownership.commandRole(for: segment) }
+
+    /// The bridge that owns the device, if online (for logs and the command answers).
+    func owner(of segment: String) -> String? { ownership.effectiveOwner(of: segment)?.bridge }
+
+    /// The earliest time a ``Event/tick`` could change something.
+    func nextDeadline(after now: BridgeInstant) -> BridgeInstant? {
+        [ownership.nextDeadline(after: now), sightings.nextDeadline(after: now)].compactMap { $0 }.min()
+    }
+
+    /// Handles one event at `now` (`unixTime`: the wall clock, for `t` and `since`) and returns what to do.
+    mutating func handle(_ event: Event, now: BridgeInstant, unixTime: Int64) -> [Action] {
+        var out: [Action] = []
+        switch event {
+        case .brokerConnected:
+            ownershipStep(.brokerConnected, now: now, unixTime: unixTime, &out)
+            sightingsStep(.brokerConnected, now: now, unixTime: unixTime, &out)
+        case .brokerDisconnected:
+            sightingsStep(.brokerDisconnected, now: now, unixTime: unixTime, &out)
+            ownershipStep(.brokerDisconnected, now: now, unixTime: unixTime, &out)
+        case .message(let topic, let payload):
+            guard let event = decode(topic, payload, &out) else { break }
+            ownershipStep(event, now: now, unixTime: unixTime, &out)
+        case .want(let segment, let address, let service):
+            guard ownership.wanted[segment] == nil else { break }
+            out.append(.log(.debug, "cluster: \(segment) (\(address)) is wanted [\(service == .link ? "link" : "listen")]"))
+            sightings.want(segment, address: address)
+            ownership.want(segment, service)
+            ownershipStep(.tick, now: now, unixTime: unixTime, &out)
+        case .heard(let address, let adapter, let rssi):
+            sightingsStep(.heard(address: address, adapter: adapter, rssi: rssi), now: now, unixTime: unixTime, &out)
+        case .link(let segment, let address, let adapter):
+            if let adapter {
+                sightingsStep(.linkUp(address: address, adapter: adapter), now: now, unixTime: unixTime, &out)
+                ownershipStep(.linkUp(device: segment), now: now, unixTime: unixTime, &out)
+            } else {
+                sightingsStep(.linkDown(address: address), now: now, unixTime: unixTime, &out)
+                ownershipStep(.linkDown(device: segment), now: now, unixTime: unixTime, &out)
+            }
+        case .freeSlots(let slots):
+            sightingsStep(.adapters(freeSlots: slots), now: now, unixTime: unixTime, &out)
+        case .tick:
+            sightingsStep(.tick, now: now, unixTime: unixTime, &out)
+            ownershipStep(.tick, now: now, unixTime: unixTime, &out)
+        }
+        return out
+    }
+
+    /// A received topic as an ``ClusterEvent``; nil for this bridge's own sightings (fed directly when published).
+    private func decode(_ topic: ClusterTopic, _ payload: [UInt8], _ out: inout [Action]) -> ClusterEvent? {
+        switch topic {
+        case .bridgeState(let bridge):
+            let text = String(decoding: payload, as: UTF8.self)
+            let online: Bool? = text == "online" ? true : text == "offline" ? false : nil
+            if online == nil && !payload.isEmpty {
+                out.append(.log(.warning, "cluster: bridge \(bridge) has an unknown state '\(text.prefix(40))': treated as offline"))
+            }
+            return .bridgeState(bridge: bridge, online: online)
+        case .sightings(let bridge):
+            guard bridge != bridgeID else { return nil }
+            do throws(ClusterPayloadError) {
+                return .sightings(bridge: bridge, try SightingsPayload.decodeRetained(payload))
+            } catch {
+                out.append(.log(.warning, "cluster: ignoring the sightings of bridge \(bridge): \(error)"))
+                return .sightings(bridge: bridge, nil)
+            }
+        case .owner(let device):
+            do throws(ClusterPayloadError) {
+                return .owner(device: device, try OwnerPayload.decodeRetained(payload))
+            } catch {
+                out.append(.log(.warning, "cluster: ignoring the owner claim of \(device): \(error)"))
+                return .owner(device: device, nil)
+            }
+        }
+    }
+
+    private mutating func ownershipStep(_ event: ClusterEvent, now: BridgeInstant, unixTime: Int64, _ out: inout [Action]) {
+        for action in ownership.handle(event, now: now) {
+            switch action {
+            case .publishOwner(let device, let bridge, let adapter):
+                out.append(.log(
+                    .info,
+                    bridge == bridgeID ? "cluster: claiming \(device) (through \(adapter))"
+                        : "cluster: handing \(device) over to bridge \(bridge) (\(adapter))"))
+                let payload = OwnerPayload(bridge: bridge, adapter: adapter, since: unixTime)
+                out.append(.publish(topic: topics.owner(device: device), payload: payload.jsonBytes))
+            case .clearOwner(let device):
+                out.append(.log(.info, "cluster: releasing \(device): no bridge hears it"))
+                out.append(.publish(topic: topics.owner(device: device), payload: []))
+            case .serve(let device, let adapter):
+                out.append(.log(.info, "cluster: serving \(device) through \(adapter)"))
+                out.append(.serve(segment: device, adapter: adapter))
+            case .stopServing(let device):
+                let owner = ownership.effectiveOwner(of: device)?.bridge
+                out.append(.log(.info, "cluster: no longer serving \(device)\(owner.map { " (owner: \($0))" } ?? "")"))
+                out.append(.stopServing(segment: device))
+            case .publishSightings:
+                sightingsStep(.publishRequested, now: now, unixTime: unixTime, &out)
+            }
+        }
+    }
+
+    private mutating func sightingsStep(_ input: SightingsInput, now: BridgeInstant, unixTime: Int64, _ out: inout [Action]) {
+        guard let payload = sightings.handle(input, now: now, unixTime: unixTime) else { return }
+        out.append(.publish(topic: topics.sightings, payload: payload.jsonBytes))
+        ownershipStep(.sightings(bridge: bridgeID, payload), now: now, unixTime: unixTime, &out)
+    }
+}
