@@ -261,20 +261,32 @@ extension ClusterHarness {
         observer.messages("ble/\(device.segment)/owner").last?.object?["bridge"] as? String
     }
 
-    /// Waits until every bridge is `online`, every device's owner topic names `owners[segment]`, and every tick is
-    /// `online` with values flowing (three after it came online).
-    func waitForSettled(owners: [String: String], timeout: Duration = .seconds(40)) async throws {
+    /// Waits until every bridge is `online`, every device has an owner (the one `expected` names, when given), and
+    /// every tick is `online` after its latest claim with values flowing (three); returns the owners by segment.
+    /// Competing claims come within a claim wait (1 s) of each other, and only the last one's bridge connects.
+    @discardableResult
+    func waitForSettled(owners expected: [String: String]? = nil, timeout: Duration = .seconds(40)) async throws -> [String: String] {
         for node in nodes {
             try await waitFor("ble/bridges/\(node.id)/state", timeout: timeout) { $0.payload == "online" }
         }
         for device in Cluster.all {
-            try await waitFor("ble/\(device.segment)/owner", timeout: timeout) { _ in self.owner(of: device) == owners[device.segment] }
+            try await waitFor("ble/\(device.segment)/owner", timeout: timeout) { _ in
+                guard let owner = self.owner(of: device) else { return false }
+                return expected == nil || owner == expected?[device.segment]
+            }
         }
         for device in Cluster.ticks {
-            let online = try await waitFor("ble/\(device.segment)/availability", timeout: timeout) { $0.payload == "online" }
+            let claimed = observer.messages("ble/\(device.segment)/owner").last!.index
+            let online = try await waitFor("ble/\(device.segment)/availability", after: claimed, timeout: timeout) {
+                $0.payload == "online"
+            }
             try await waitForValues(device, count: 3, after: online.index)
         }
-        try await waitFor("ble/\(Cluster.thermo.segment)/advertisement", timeout: timeout)
+        let claimed = observer.messages("ble/\(Cluster.thermo.segment)/owner").last!.index
+        try await waitFor("ble/\(Cluster.thermo.segment)/advertisement", after: claimed, timeout: timeout)
+        var owners: [String: String] = [:]
+        for device in Cluster.all { owners[device.segment] = owner(of: device) }
+        return owners
     }
 
     /// Waits until at least `count` messages arrived on `topic` after observer index `after`, and returns them all.
