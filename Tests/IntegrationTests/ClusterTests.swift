@@ -89,28 +89,45 @@ struct ClusterTests {
         }
     }
 
-    @Test("SIGKILL of the owner (its host's links gone): the other serves its devices within 10 s of the offline; restarted, it does not take them back")
-    func crashFailover() async throws {
+    /// How the owner's host fails in ``crashFailover(_:)``.
+    enum Crash: String, Sendable, CustomStringConvertible {
+        /// SIGKILL: the kernel closes its broker connection, so the broker publishes its last will at once.
+        case killed = "SIGKILL"
+        /// SIGSTOP (a hung host, or one cut off the network): the connection stays open, the broker publishes the
+        /// last will after 1.5 × keepalive (7.5 s); the bridge is killed afterwards.
+        case frozen = "SIGSTOP"
+
+        var description: String { rawValue }
+    }
+
+    @Test(
+        "the owner's host fails (its radio's links gone): the other serves its devices within 10 s of the offline; restarted, it does not take them back",
+        arguments: [Crash.killed, .frozen])
+    func crashFailover(_ crash: Crash) async throws {
         try await ClusterHarness.with(Cluster.options()) { cluster in
             let owners = try await cluster.waitForSettled()
             let (victim, survivor) = Self.ownerOfTick1(cluster, owners)
             let moved = Cluster.all.filter { owners[$0.segment] == victim.id }
             try await cluster.resetStats()
 
-            // The host crashes: the bridge is killed and its radio's links end with it (a killed bridge alone
-            // would leave them to its bluetoothd; DropAllConnections is the host going away).
+            // The host fails: the bridge is killed (or hangs) and its radio's links end with it (a killed bridge
+            // alone would leave them to its bluetoothd; DropAllConnections is the host going away).
             let killed = ClusterHarness.now
-            victim.signalBridge(SIGKILL)
+            victim.signalBridge(crash == .killed ? SIGKILL : SIGSTOP)
             try await victim.simctl(["DropAllConnections"])
             let offline = try await cluster.waitForTimed("ble/bridges/\(victim.id)/state", after: killed, timeout: .seconds(20)) {
                 $0.payload == "offline"
             }
-            print(String(format: "failover (SIGKILL): offline (last will) %.2f s after the kill", offline.time - killed))
+            print(String(format: "failover (\(crash)): offline (last will) %.2f s after the signal", offline.time - killed))
+            if crash == .frozen {
+                #expect(offline.time - killed >= 5, "the broker waits 1.5 × keepalive for a silent client")
+                victim.signalBridge(SIGKILL)
+            }
             for device in moved {
                 let topic = device.segment == Cluster.thermo.segment ? "ble/thermo/advertisement" : Cluster.valueTopic(device)
                 let first = try await cluster.waitForTimed(topic, after: offline.time, timeout: .seconds(20))
                 let elapsed = first.time - offline.time
-                print(String(format: "failover (SIGKILL): %@ values again %.2f s after the offline", device.segment, elapsed))
+                print(String(format: "failover (\(crash)): %@ values again %.2f s after the offline", device.segment, elapsed))
                 #expect(elapsed <= 10, "\(device): values again \(elapsed) s after the offline")
             }
             let failedOver = Dictionary(uniqueKeysWithValues: Cluster.all.map { ($0.segment, survivor.id) })
@@ -124,6 +141,7 @@ struct ClusterTests {
             // hearing its old devices; it takes none back (switch_after is 60 s).
             let ownerMark = cluster.observer.count
             let restarted = ClusterHarness.now
+            #expect(await victim.runningBridge.waitForExit(timeout: .seconds(10)) == .signaled(SIGKILL))
             try cluster.startBridge(victim)
             let online = try await cluster.waitForTimed("ble/bridges/\(victim.id)/state", after: restarted) { $0.payload == "online" }
             let sightings = try await cluster.waitForTimed(
