@@ -22,8 +22,8 @@ extension Supervisor {
             case .publish(let topic, let payload):
                 ctx.broker.publish(topic: topic, payload: payload, qos: 1, retain: true)
             case .serve(let segment, _):
-                guard let path = core.clusterPath(segment) else { continue }
-                feed(.serve(segment: segment), .paths([path]), &group)
+                // (No path before any adapter is known: served all the same, the adapter's devices come later.)
+                feed(.serve(segment: segment), core.clusterPath(segment).map { .paths([$0]) } ?? .none, &group)
             case .stopServing(let segment):
                 feed(.stopServing(segment: segment), .none, &group)
             case .log(let level, let message):
