@@ -38,6 +38,20 @@ extension BridgeConfig {
         /// `only_services`: map only these services (and the characteristics named in
         /// ``characteristics``); `nil` maps all but GAP and GATT (see ``GattMapping``).
         public var onlyServices: [BluetoothUUID]?
+        /// `pairing` (SPEC §11): how the device pairs when an operation needs it; default ``Pairing/none``.
+        public var pairing: Pairing = .none
+        /// `passkey` (with ``Pairing/passkey``): the six digits the device displays or was set to.
+        public var passkey: UInt32?
+
+        /// `devices[].pairing`.
+        public enum Pairing: String, Sendable, Hashable, CaseIterable {
+            /// Pair only when a read or write needs it, Just Works (the default).
+            case none
+            /// Just Works.
+            case justWorks = "just_works"
+            /// Passkey entry: the bridge types ``Device/passkey``.
+            case passkey
+        }
 
         /// Creates an entry.
         public init(match: Match, name: String? = nil, characteristics: [Characteristic] = [], services: [Service] = []) {

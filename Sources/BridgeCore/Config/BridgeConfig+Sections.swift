@@ -18,6 +18,9 @@ extension BridgeConfig {
         /// `acquire_notify`: take notifications through `AcquireNotify` sockets where BlueZ offers
         /// them (values skip dbus-daemon), else `StartNotify`; default true.
         public var acquireNotify = true
+        /// `agent`: register an `org.bluez.Agent1` that answers pairing requests for the configured devices
+        /// (SPEC §11); default true.
+        public var agent = true
         /// `advertisements`: also publish every advertiser a decoder understands (SPEC §7).
         public var advertisements: AdvertisementMode = .off
 

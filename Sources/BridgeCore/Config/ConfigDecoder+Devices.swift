@@ -69,6 +69,7 @@ extension ConfigDecoder {
             }
             device.onlyServices = only
         }
+        try decodePairing(fields, entry: entry, into: &device)
         return device
     }
 

@@ -297,6 +297,7 @@ struct ConfigDecoder {
         if let node = fields("scan_watchdog") { bluetooth.scanWatchdog = try scanWatchdog(node) }
         if let node = fields("max_connections") { bluetooth.maxConnections = try integer(node, in: 1...1024) }
         if let node = fields("acquire_notify") { bluetooth.acquireNotify = try bool(node) }
+        if let node = fields("agent") { bluetooth.agent = try bool(node) }
         if let node = fields("advertisements") {
             let text = try string(node)
             guard let mode = BridgeConfig.Bluetooth.AdvertisementMode(rawValue: text) else {

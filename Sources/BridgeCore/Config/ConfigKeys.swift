@@ -12,6 +12,7 @@ enum ConfigKeys {
     static let tls = ["ca_file", "cert_file", "key_file"]
     static let bluetooth = [
         "adapter", "adapters", "services", "scan_watchdog", "max_connections", "advertisements", "acquire_notify",
+        "agent",
     ]
     static let homeAssistant = ["discovery", "prefix", "support_url"]
     static let commands = ["timeout", "queue", "allow"]
@@ -21,7 +22,7 @@ enum ConfigKeys {
     static let cluster = ["enabled", "switch_margin", "switch_after"]
     static let device = [
         "match", "name", "characteristics", "services", "connection", "poll_interval", "listen", "advertisement",
-        "only_services",
+        "only_services", "pairing", "passkey",
     ]
     static let match = ["address", "name"]
     static let characteristic = ["uuid", "name", "format", "poll", "write_types", "press", "min", "max"]
