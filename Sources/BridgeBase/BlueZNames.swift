@@ -17,6 +17,8 @@ public enum BlueZNames {
     public static let battery = "org.bluez.Battery1"
     /// `org.bluez.AgentManager1`.
     public static let agentManager = "org.bluez.AgentManager1"
+    /// `org.bluez.Agent1`, exported by the client that registers a pairing agent.
+    public static let agent1 = "org.bluez.Agent1"
     /// `org.bluez.ProfileManager1`.
     public static let profileManager = "org.bluez.ProfileManager1"
     /// `org.bluez.AdvertisementMonitorManager1`, on the adapter (passive scanning; experimental in 5.66).

@@ -29,6 +29,16 @@ import Testing
         #expect(core.handle(.adapterChanged(["Powered"]), now: F.at(40), tree: on).decisions == [])
     }
 
+    @Test("pairing agent: registered each time BlueZ appears (a restarted bluetoothd forgot it), not with agent: false")
+    func pairingAgent() throws {
+        var core = SupervisorCore(config: try F.config(""), now: F.at(0))
+        #expect(core.handle(.bluezAvailable, now: F.at(0), tree: F.tree(F.adapter())).contains(.registerAgent))
+        _ = core.handle(.bluezLost, now: F.at(10), tree: F.noBlueZ)
+        #expect(core.handle(.bluezAvailable, now: F.at(20), tree: F.tree(F.adapter())).contains(.registerAgent))
+        var off = SupervisorCore(config: try F.config("bluetooth: { agent: false }"), now: F.at(0))
+        #expect(!off.handle(.bluezAvailable, now: F.at(0), tree: F.tree(F.adapter())).contains(.registerAgent))
+    }
+
     @Test("a missing adapter is waited for; its appearance brings the scan")
     func missingAdapter() throws {
         var core = SupervisorCore(config: try F.config("bluetooth: { services: [\"180f\"] }"), now: F.at(0))
@@ -249,8 +259,16 @@ enum CoreFixture {
 }
 
 extension [SupervisorCore.Action] {
-    /// The actions without log lines.
-    var decisions: [SupervisorCore.Action] { filter { if case .log = $0 { false } else { true } } }
+    /// The actions without log lines and the pairing agent's registration (at each `bluezAvailable`: the
+    /// "pairing agent" test checks it).
+    var decisions: [SupervisorCore.Action] {
+        filter {
+            switch $0 {
+            case .log, .registerAgent: false
+            default: true
+            }
+        }
+    }
     /// The log lines.
     var logs: [String] { compactMap { if case .log(_, let line) = $0 { line } else { nil } } }
     /// The sessions started.

@@ -12,7 +12,7 @@ extension BlueZClient {
 
     /// Exports the monitor (once per client) and registers it with the adapter's manager.
     public func registerAdvertisementMonitor(adapter: String, patterns: [AdvertisementMonitorPattern]) async throws(BlueZError) {
-        let server = DBusObjectServer(connection: connection, logger: logger)
+        let server = objectServer
         server.addObjectManager(path: Self.monitorRoot)
         let logger = self.logger
         let noop: @Sendable (DBusMethodInvocation) async throws -> [DBusValue] = { _ in [] }
@@ -37,7 +37,6 @@ extension BlueZClient {
                     "DeviceLost": DBusMethod(in: "o", noop),
                 ])
         ])
-        keepMonitorServer(server)
         do {
             _ = try await connection.call(
                 destination: BlueZ.service, path: adapter, interface: BlueZNames.advertisementMonitorManager, method: "RegisterMonitor",

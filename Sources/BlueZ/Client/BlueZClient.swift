@@ -24,7 +24,9 @@ public final class BlueZClient: Sendable {
         var valueHandler: GattValueHandler?
         var advertisementHandler: BlueZAdvertisementHandler?
         /// The exported advertisement monitor (BlueZClient+Monitor), kept while the client lives.
-        var monitorServer: DBusObjectServer?
+        /// The objects the client exports (the advertisement monitor, the pairing agent): one server per
+        /// connection, as it is the connection's handler of incoming calls.
+        var objectServer: DBusObjectServer?
     }
 
     /// The D-Bus connection.
@@ -60,8 +62,14 @@ public final class BlueZClient: Sendable {
         notificationSockets.setHandler(handler)
     }
 
-    func keepMonitorServer(_ server: DBusObjectServer) {
-        state.withLock { $0.monitorServer = server }
+    /// The client's object server (created on first use).
+    var objectServer: DBusObjectServer {
+        state.withLock { s in
+            if let server = s.objectServer { return server }
+            let server = DBusObjectServer(connection: connection, logger: logger)
+            s.objectServer = server
+            return server
+        }
     }
 
     /// Sets the handler of advertisements.
@@ -221,7 +229,7 @@ public final class BlueZClient: Sendable {
 
     // MARK: Calls
 
-    private func call(
+    func call(
         _ path: String, _ interface: String, _ method: String, _ args: [DBusValue] = [], timeout: Duration? = nil
     ) async throws(BlueZError) -> [DBusValue] {
         do {

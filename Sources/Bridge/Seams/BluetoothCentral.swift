@@ -47,6 +47,14 @@ public protocol BluetoothCentral: Sendable {
     func writeValue(
         characteristic: String, value: [UInt8], type: GattWriteType, timeout: Duration?
     ) async throws(BlueZError)
+
+    /// Exports the pairing agent and registers it as the default agent with `capability` (SPEC §11); again after
+    /// bluetoothd restarted. `handler` answers its requests on the I/O thread.
+    func registerAgent(capability: String, handler: @escaping BlueZAgentHandler) async throws(BlueZError)
+    /// `Device1.Pair`, bounded by `timeout`.
+    func pair(device: String, timeout: Duration) async throws(BlueZError)
+    /// `Device1.Trusted`.
+    func setTrusted(device: String, _ trusted: Bool) async throws(BlueZError)
 }
 
 extension BlueZClient: BluetoothCentral {}

@@ -67,6 +67,16 @@ extension Supervisor {
                 }
                 mailbox.send(.storedConnectReturned(path: path))
             }
+        case .registerAgent:
+            let policy = PairingAgentPolicy(config: config), handler = agentHandler(policy)
+            group.addTask {
+                do throws(BlueZError) {
+                    try await central.registerAgent(capability: policy.capability, handler: handler)
+                    logger.info("pairing agent registered (\(policy.capability)): it answers for the configured devices only")
+                } catch {
+                    logger.warning("cannot register the pairing agent: \(error); devices that need pairing will fail to pair")
+                }
+            }
         case .disconnectDevice(let path):
             group.addTask {
                 do throws(BlueZError) { try await central.disconnect(device: path) } catch {

@@ -152,6 +152,8 @@ extension SupervisorCore {
         case connectDevice(address: String, addressType: String, path: String)
         /// `Disconnect` (errors ignored), nothing reported.
         case disconnectDevice(path: String)
+        /// Export the pairing agent and register it as BlueZ's default agent (SPEC §11); the outcome is logged.
+        case registerAgent
         /// `Disconnect`, then `RemoveDevice` (errors ignored), nothing reported.
         case removeDevice(path: String)
 

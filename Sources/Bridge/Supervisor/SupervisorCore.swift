@@ -145,6 +145,8 @@ struct SupervisorCore: Sendable {
             if let interval = config.health.interval { healthAt = now.advanced(by: interval) }
             clusterWantKnown(&out)
         case .bluezAvailable:
+            // (Again after a bluetoothd restart: it forgot the agents of its earlier life.)
+            if config.bluetooth.agent { out.append(.registerAgent) }
             adapterCheck(adaptersInUse(tree), now: now, tree: tree, &out)
         case .bluezLost:
             for name in radios.keys.sorted() { adapterLost(name) }

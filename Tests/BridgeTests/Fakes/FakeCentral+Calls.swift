@@ -44,6 +44,22 @@ extension FakeCentral {
         _ = try await record("RemoveDevice", device)
     }
 
+    func registerAgent(capability: String, handler: @escaping BlueZAgentHandler) async throws(BlueZError) {
+        _ = try await record("RegisterAgent", capability)
+        setAgent(handler)
+    }
+
+    /// Pair: the bond is made (Paired, Bonded) unless a test failed or held the call.
+    func pair(device: String, timeout: Duration) async throws(BlueZError) {
+        _ = try await record("Pair", device, timeout: timeout)
+        setProperties(device, BlueZ.device, ["Paired": .bool(true), "Bonded": .bool(true)])
+    }
+
+    func setTrusted(device: String, _ trusted: Bool) async throws(BlueZError) {
+        _ = try await record("SetTrusted", device, bytes: [trusted ? 1 : 0])
+        setProperties(device, BlueZ.device, ["Trusted": .bool(trusted)])
+    }
+
     func connectDevice(adapter: String, address: String, addressType: String) async throws(BlueZError) -> String {
         _ = try await record("ConnectDevice", adapter)
         throw BlueZError(code: .doesNotExist, name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no ConnectDevice")

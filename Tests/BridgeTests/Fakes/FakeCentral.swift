@@ -45,6 +45,8 @@ final class FakeCentral: BluetoothCentral {
         var acquireSupported = false
         /// `stop()` was called (the events are finished).
         var stopped = false
+        /// The registered pairing agent.
+        var agent: BlueZAgentHandler?
     }
 
     let clock: FakeClock
@@ -105,6 +107,13 @@ final class FakeCentral: BluetoothCentral {
         withTree { t in
             t.paths(with: BlueZ.gattCharacteristic, below: device).first { t.characteristic($0)?.uuid.uuidString == Self.long(uuid) } ?? ""
         }
+    }
+
+    func setAgent(_ handler: BlueZAgentHandler?) { state.withLock { $0.agent = handler } }
+
+    /// Asks the registered agent as bluetoothd would; nil when none is registered.
+    func askAgent(_ request: BlueZAgentRequest) -> BlueZAgentAnswer? {
+        state.withLock { $0.agent }?(request)
     }
 
     func setProperties(_ path: String, _ interface: String, _ changed: [String: DBusValue]) {
