@@ -178,7 +178,9 @@ struct SessionCoreFixture {
             case .unreadable(let uuid): return "report unreadable \(uuid)"
             case .connectReturned: return "report connectReturned"
             case .advertised: return "report advertised"
+            case .paired: return "report paired"
             }
+        case .pair(let attempt, _): return "Pair #\(attempt)"
         case .requestSlot: return "requestSlot"
         case .releaseSlot: return "releaseSlot"
         case .log: return nil

@@ -64,27 +64,67 @@ import Testing
         f.expect(.connectFinished(attempt: 3, error: nil), F.connected, at: 5.3, ["report connectReturned", "report link up"])
     }
 
-    @Test("a pairing refusal learned from a stale read is kept: the characteristic is never read again")
-    func staleRefusalKept() throws {
+    /// Up to the refusal of 2a38's read that real 5.66 sends after dropping the link (its own pairing attempt
+    /// failed): a stale completion, whose lesson is kept.
+    static func staleRefusal(_ f: inout F) throws {
+        f.driveToResolved()
+        _ = f.receive(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2)
+        f.expect(try f.subscribed("2a19", attempt: 1), F.resolved, at: 2, ["ReadValue 180d/2a38 #1"])
+        _ = f.receive(.connectedChanged(false), F.disconnected, at: 3)
+        let refused = BlueZError(code: .failed, name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0e")
+        f.expect(
+            .operationFinished(attempt: 1, .read(try f.mapped("2a38"), initial: true, .failure(refused), linkDropped: true)),
+            F.disconnected, at: 3.1, [])
+        #expect(f.core.unreadable.isEmpty)
+        #expect(f.core.pairing.onConnect, "the next connection pairs first")
+        _ = f.step(.deadline, F.disconnected, at: 10)
+        _ = f.receive(.slotGranted, F.disconnected, at: 10)
+        _ = f.receive(.connectFinished(attempt: 3, error: nil), F.connected, at: 11)
+        let setup = f.receive(.servicesResolved(true), F.resolved, at: 12).filter { !$0.hasPrefix("route") }
+        #expect(setup == ["Pair #3"], "the setup starts with the pairing")
+    }
+
+    @Test("a pairing refusal learned from a stale read (5.66 dropped the link): the next connection pairs first, then reads it")
+    func staleRefusalPairsNextConnection() throws {
+        var f = try F()
+        try Self.staleRefusal(&f)
+        f.expect(.pairFinished(attempt: 3, error: nil), F.resolved, at: 12.5, ["report paired", "AcquireNotify 180d/2a37 #3"])
+        _ = f.receive(try f.subscribed("2a37", attempt: 3), F.resolved, at: 13)
+        f.expect(try f.subscribed("2a19", attempt: 3), F.resolved, at: 13, ["ReadValue 180d/2a38 #3"])
+        f.expect(try f.read("2a38", attempt: 3, [5]), F.resolved, at: 13.1, ["publishRead 180d/2a38 [5]", "ReadValue 180f/2a19 #3"])
+    }
+
+    @Test("the pairing fails (pairing: none, BlueZ cannot pair it): the refused characteristic is never read again")
+    func failedPairingKeepsUnreadable() throws {
+        var f = try F()
+        try Self.staleRefusal(&f)
+        let failed = BlueZError(code: .authenticationFailed, name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+        f.expect(.pairFinished(attempt: 3, error: failed), F.resolved, at: 12.5, ["AcquireNotify 180d/2a37 #3"])
+        _ = f.receive(try f.subscribed("2a37", attempt: 3), F.resolved, at: 13)
+        f.expect(try f.subscribed("2a19", attempt: 3), F.resolved, at: 13, ["ReadValue 180d/2a38 #3"])
+        // Refused again on this connection: no second pairing; never read again.
+        let refused = BlueZError(code: .notAuthorized, name: "org.bluez.Error.NotAuthorized", message: "Not Authorized")
+        let uuid = BluetoothUUID("2a38")!.uuidString
+        f.expect(
+            .operationFinished(attempt: 3, .read(try f.mapped("2a38"), initial: true, .failure(refused), linkDropped: false)),
+            F.resolved, at: 13.1, ["report unreadable \(uuid)", "ReadValue 180f/2a19 #3"])
+        #expect(f.core.unreadable == [uuid])
+    }
+
+    @Test("a read refused while connected: Pair, then the read once more; refused again after pairing: not a second pairing")
+    func refusalPairsAndRetriesOnce() throws {
         var f = try F()
         f.driveToResolved()
         _ = f.receive(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2)
         f.expect(try f.subscribed("2a19", attempt: 1), F.resolved, at: 2, ["ReadValue 180d/2a38 #1"])
-        // Real 5.66: the link drops before the read's error reply.
-        _ = f.receive(.connectedChanged(false), F.disconnected, at: 3)
-        let refused = BlueZError(code: .failed, name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0e")
-        let uuid = BluetoothUUID("2a38")!.uuidString
+        let refused = BlueZError(code: .failed, name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0f")
         f.expect(
-            .operationFinished(attempt: 1, .read(try f.mapped("2a38"), initial: true, .failure(refused), linkDropped: true)),
-            F.disconnected, at: 3.1, ["report unreadable \(uuid)"])
-        #expect(f.core.unreadable == [uuid])
-        // The next connection's setup skips it.
-        _ = f.step(.deadline, F.disconnected, at: 10)
-        _ = f.receive(.slotGranted, F.disconnected, at: 10)
-        _ = f.receive(.connectFinished(attempt: 3, error: nil), F.connected, at: 11)
-        _ = f.receive(.servicesResolved(true), F.resolved, at: 12)
-        _ = f.receive(try f.subscribed("2a37", attempt: 3), F.resolved, at: 12)
-        f.expect(try f.subscribed("2a19", attempt: 3), F.resolved, at: 12, ["ReadValue 180f/2a19 #3"])
+            .operationFinished(attempt: 1, .read(try f.mapped("2a38"), initial: true, .failure(refused), linkDropped: false)),
+            F.resolved, at: 2.1, ["Pair #1"])
+        f.expect(.pairFinished(attempt: 1, error: nil), F.resolved, at: 2.5, ["report paired", "ReadValue 180d/2a38 #1"])
+        f.expect(
+            .operationFinished(attempt: 1, .read(try f.mapped("2a38"), initial: true, .failure(refused), linkDropped: false)),
+            F.resolved, at: 2.6, ["report unreadable \(BluetoothUUID("2a38")!.uuidString)", "ReadValue 180f/2a19 #1"])
     }
 
     @Test("a command queued behind the setup runs after it and is answered")

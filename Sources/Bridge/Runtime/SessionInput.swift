@@ -29,6 +29,8 @@ enum SessionInput: Sendable {
     case connectFinished(attempt: Int, error: BlueZError?)
     /// A GATT operation of the queue finished.
     case operationFinished(attempt: Int, GattOutcome)
+    /// `Pair` (and `Trusted`) returned, for connection attempt `attempt`.
+    case pairFinished(attempt: Int, error: BlueZError?)
     /// End the session: `forget` removes nothing from BlueZ here (the supervisor does); both
     /// disconnect and end the loop.
     case stop
@@ -42,6 +44,8 @@ enum SessionReport: Sendable {
     case mapped(MappedDevice)
     /// A read was refused for lack of pairing: remember the characteristic UUID.
     case unreadable(uuid: String)
+    /// The device paired (a bond now exists).
+    case paired
     /// The link came up or went down (the device list changed). The supervisor, the registry's
     /// only writer, records it.
     case linkChanged(connected: Bool)

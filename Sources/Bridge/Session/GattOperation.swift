@@ -13,6 +13,8 @@ enum GattOperation: Sendable {
     case setupDone(onlyNew: Bool)
     /// A `/set` or `/get`.
     case command(PendingCommand)
+    /// `Device1.Pair` before the setup (the last connection ended with a refusal for lack of pairing).
+    case pair
 }
 
 /// How a GATT operation ended.
@@ -21,8 +23,9 @@ enum GattOutcome: Sendable {
     case subscribed(MappedCharacteristic, error: BlueZError?, acquired: Bool)
     /// `linkDropped`: the device's services were no longer resolved when the error came.
     case read(MappedCharacteristic, initial: Bool, Result<[UInt8], BlueZError>, linkDropped: Bool)
-    /// A command was answered (`result`); a read's value is published on the value topic too.
-    case command(PendingCommand, CommandResult, readValue: ReadValue?)
+    /// A command was answered (`result`); a read's value is published on the value topic too. `refusal`: BlueZ
+    /// refused it for lack of pairing (encryption, authentication), with this error.
+    case command(PendingCommand, CommandResult, readValue: ReadValue?, refusal: BlueZError? = nil)
 }
 
 /// A value a `/get` read: published on the value topic too.

@@ -108,6 +108,19 @@ final class PeripheralSession {
                 let outcome = await SessionCalls.run(central, job)
                 mailbox.send(.operationFinished(attempt: attempt, outcome))
             }
+        case .pair(let attempt, let timeout):
+            group.addTask {
+                do throws(BlueZError) {
+                    try await central.pair(device: path, timeout: timeout)
+                } catch {
+                    mailbox.send(.pairFinished(attempt: attempt, error: error))
+                    return
+                }
+                do throws(BlueZError) { try await central.setTrusted(device: path, true) } catch {
+                    logger.notice("paired, but Trusted = true failed: \(error)")
+                }
+                mailbox.send(.pairFinished(attempt: attempt, error: nil))
+            }
         case .releaseNotify(let characteristic):
             central.releaseNotify(characteristic: characteristic)
         case .shutDown(let notifying, let disconnect):

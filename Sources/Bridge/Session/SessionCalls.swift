@@ -51,7 +51,7 @@ enum SessionCalls {
             } catch {
                 return .command(
                     job.command, .failed(.write, error: map(error), transaction: job.transaction, response: job.type.withResponse),
-                    readValue: nil)
+                    readValue: nil, refusal: SessionCore.isSecurityRefusal(error, linkDropped: false) ? error : nil)
             }
         }
         do {
@@ -59,7 +59,9 @@ enum SessionCalls {
             let result = CommandResult.readSucceeded(raw: value, format: job.format, transaction: job.transaction)
             return .command(job.command, result, readValue: ReadValue(path: job.path, value: value))
         } catch {
-            return .command(job.command, .failed(.read, error: map(error), transaction: job.transaction), readValue: nil)
+            return .command(
+                job.command, .failed(.read, error: map(error), transaction: job.transaction), readValue: nil,
+                refusal: SessionCore.isSecurityRefusal(error, linkDropped: false) ? error : nil)
         }
     }
 

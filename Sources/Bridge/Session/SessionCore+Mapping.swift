@@ -47,6 +47,8 @@ extension SessionCore {
         mappedPaths.removeAll()
         subscribeAttempts = 0
         subscribeFailures = 0
+        // The last connection dropped with a refusal for lack of pairing: pair before anything else.
+        if pairing.onConnect { setupQueue.append(.pair) }
         enqueueSetup(mapNew(), onlyNew: false)
     }
 

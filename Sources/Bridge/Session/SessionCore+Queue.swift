@@ -38,13 +38,18 @@ extension SessionCore {
         case .command(let command):
             commandCount -= 1
             execute(command, attempt: attempt)
+        case .pair:
+            pair(for: nil, attempt: attempt)
         }
     }
 
     /// A GATT operation finished.
     mutating func finished(_ outcome: GattOutcome, attempt: Int) {
         switch outcome {
-        case .command(let command, let result, let readValue):
+        case .command(let command, let result, let readValue, let refusal):
+            if let refusal, attempt == generation, mayPair(after: refusal) {
+                return pair(for: .command(command), attempt: attempt)
+            }
             // Answered whatever happened to the link meanwhile: it was sent.
             if let readValue { emit(.publishRead(path: readValue.path, value: readValue.value)) }
             emit(.respond(command, result))
@@ -55,6 +60,9 @@ extension SessionCore {
                 return stale("StartNotify \(mc.path)")
             }
             if acquired { self.acquired[mc.path] = mc }
+            if let error, Self.isSecurityRefusal(error, linkDropped: false), mayPair(after: error) {
+                return pair(for: .subscribe(mc), attempt: attempt)
+            }
             if let error {
                 // Generic Attribute's Service Changed and similar may refuse; go on with the rest.
                 log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
@@ -64,8 +72,22 @@ extension SessionCore {
             }
         case .read(let mc, let initial, let result, let linkDropped):
             if case .failure(let error) = result, Self.isSecurityRefusal(error, linkDropped: linkDropped) {
-                // Reading it makes BlueZ try to pair (and, with no agent, drop the link): never
-                // again, whichever connection the read belonged to (the drop makes it stale).
+                if !linkDropped, attempt == generation, mayPair(after: error) {
+                    return pair(for: .read(mc, initial: initial), attempt: attempt)
+                }
+                // Real 5.66 tries to pair on its own and drops the link: pair first on the next connection.
+                if linkDropped, pairingAllowed, pairingFailure == nil, !pairOnConnect {
+                    pairOnConnect = true
+                    log(.notice, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) and the link dropped: pairing on the next connection")
+                    return
+                }
+                // A device configured to pair (just_works, passkey) is tried again on its next connection.
+                guard pairingMode == .none else {
+                    log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)); pairing did not help on this connection")
+                    return
+                }
+                // Reading it makes BlueZ try to pair (and, with no agent, drop the link), and pairing did not help:
+                // never again, whichever connection the read belonged to (the drop makes it stale).
                 if unreadable.insert(mc.uuid.uuidString).inserted {
                     emit(.report(.unreadable(uuid: mc.uuid.uuidString)))
                     log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): it needs pairing; not reading it again")

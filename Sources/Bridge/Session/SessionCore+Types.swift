@@ -99,6 +99,8 @@ extension SessionCore {
         case respond(PendingCommand, CommandResult)
         /// Tell the supervisor.
         case report(SessionReport)
+        /// `Device1.Pair` then `Trusted = true`; completes as ``SessionInput/pairFinished(attempt:error:)``.
+        case pair(attempt: Int, timeout: Duration)
         /// Ask the slot pool for a connection slot (answered with ``SessionInput/slotGranted``).
         case requestSlot
         /// Give the connection slot back.

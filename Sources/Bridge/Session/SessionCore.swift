@@ -57,6 +57,8 @@ struct SessionCore: Sendable {
     var setupRunning = false
     var subscribeAttempts = 0
     var subscribeFailures = 0
+    /// Pairing when an operation is refused for lack of it (``SessionCore+Pairing``).
+    var pairing = PairingState()
 
     // Availability and policy
     var available = false
@@ -184,6 +186,9 @@ struct SessionCore: Sendable {
         case .operationFinished(let attempt, let outcome):
             inFlight = false
             finished(outcome, attempt: attempt)
+        case .pairFinished(let attempt, let error):
+            inFlight = false
+            pairFinished(attempt: attempt, error: error)
         case .stop:
             stop()
         case .advertised:
@@ -297,6 +302,12 @@ struct SessionCore: Sendable {
     /// The link (or the readiness) went away: setup of that connection is void.
     private mutating func linkDown(keepMapping: Bool) {
         generation += 1
+        // A command that waited for a pairing goes back to the front of the queue (it keeps its deadline).
+        if pairing.running, case .command(let command)? = pairing.retry {
+            workQueue.insert(.command(command), at: 0)
+            commandCount += 1
+        }
+        resetPairingForConnection()
         setupQueue.removeAll()
         workQueue.removeAll { if case .read = $0 { return true } else { return false } }
         setupRunning = false

@@ -137,6 +137,7 @@ final class Supervisor {
                 let name = config.homeAssistant.discovery ? central.withTree { t in t.device(path).flatMap { $0.name ?? $0.alias } } : nil
                 feed(.advertised(path: path, decoder: decoder, values: values, name: name), .none, &group)
             case .unreadable(let uuid): feed(.unreadable(path: path, uuid: uuid), .none, &group)
+            case .paired: perform(.publishDevices(force: false), &group)  // its paired and bonded flags changed
             }
         case .sessionEnded(let path):
             sessions[path] = nil

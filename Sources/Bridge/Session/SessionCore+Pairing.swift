@@ -1,0 +1,123 @@
+import BlueZ
+import BridgeCore
+
+/// Pairing in the GATT queue (SPEC §11): an operation refused for lack of encryption or authentication makes the
+/// session pair the device (`Device1.Pair`, then `Trusted`: the executor runs both as one step) and run the
+/// operation once more. Once per connection: a second refusal after a pairing, or a pairing that failed, fails the
+/// operation (a command gets `gatt_error` with BlueZ's error); the next connection may pair again. A device with
+/// `pairing: none` that BlueZ cannot pair keeps the "never read it again" memory for its refused reads.
+extension SessionCore {
+    /// The pairing states of one session.
+    struct PairingState: Sendable {
+        /// The operation to run again once the pairing in flight finished (nil: a pairing before the setup).
+        var retry: GattOperation?
+        /// A pairing is in flight.
+        var running = false
+        /// This connection paired (successfully): a refusal now is not for lack of a bond.
+        var pairedThisConnection = false
+        /// This connection's pairing failed, with this error: not again until the next connection.
+        var failure: BlueZError?
+        /// Pair before the setup of the next connection (the last one dropped with a refusal).
+        var onConnect = false
+    }
+
+    /// How long `Pair` may take (a passkey typed by the agent at once; a peripheral that never answers).
+    static let pairTimeout: Duration = .seconds(30)
+
+    /// The configured pairing of the device (`none` when not configured).
+    var pairingMode: BridgeConfig.Device.Pairing { device.config?.pairing ?? .none }
+
+    /// Whether the bridge pairs this device when an operation needs it (it always may try: BlueZ pairs Just Works
+    /// without asking the agent when the bridge starts the pairing; the agent answers only for configured devices).
+    var pairingAllowed: Bool { true }
+
+    var pairingFailure: BlueZError? { pairing.failure }
+
+    var pairOnConnect: Bool {
+        get { pairing.onConnect }
+        set { pairing.onConnect = newValue }
+    }
+
+    /// Whether a refusal (`error`) should lead to a pairing now.
+    func mayPair(after error: BlueZError) -> Bool {
+        pairingAllowed && !pairing.running && !pairing.pairedThisConnection && pairing.failure == nil
+    }
+
+    /// Starts the pairing; `op` runs again after it (nil: the setup goes on).
+    mutating func pair(for op: GattOperation?, attempt: Int) {
+        pairing.retry = op
+        pairing.running = true
+        inFlight = true
+        log(.notice, "\(device.address): \(op.map { "\(Self.describe($0)) was refused for lack of pairing" } ?? "the last connection needed pairing"): pairing (\(pairingMode.rawValue))")
+        emit(.pair(attempt: attempt, timeout: Self.pairTimeout))
+    }
+
+    /// `Pair` (and `Trusted`) returned.
+    mutating func pairFinished(attempt: Int, error: BlueZError?) {
+        guard attempt == generation, pairing.running else {
+            log(.debug, "dropping the reply of an earlier pairing (\(attempt), now \(generation))")
+            return
+        }
+        pairing.running = false
+        inFlight = false
+        pairing.onConnect = false
+        let op = pairing.retry
+        pairing.retry = nil
+        // AlreadyExists: bonded already (the refusal was not for lack of a bond): as a success, the retry decides.
+        if let error, error.code != .alreadyExists {
+            pairing.failure = error
+            log(.warning, "\(device.address): pairing failed: \(error)\(pairingMode == .passkey ? " (is the passkey right?)" : ""); not again on this connection")
+            if let op { failAfterPairing(op, error) }
+            return
+        }
+        pairing.pairedThisConnection = true
+        log(.notice, "\(device.address): paired and bonded\(op.map { "; \(Self.describe($0)) again" } ?? "")")
+        emit(.report(.paired))
+        guard let op else { return }
+        switch op {
+        case .command(let command): execute(command, attempt: generation)
+        case .read, .subscribe, .setupDone, .pair:
+            // First in line: the queue runs it next.
+            if setupRunning { setupQueue.insert(op, at: 0) } else { workQueue.insert(op, at: 0) }
+        }
+    }
+
+    /// The operation that waited for a pairing that failed.
+    private mutating func failAfterPairing(_ op: GattOperation, _ error: BlueZError) {
+        switch op {
+        case .command(let command):
+            let transaction = CommandResponder.transaction(of: command)
+            emit(.respond(command, .failed(
+                CommandResult.Operation(command.operation), error: .gattError(name: error.name, message: "pairing failed: \(error.message)"),
+                transaction: transaction)))
+        case .read(let mc, _):
+            // pairing: none and BlueZ cannot pair it: never read it again (as before pairing existed).
+            if pairingMode == .none, unreadable.insert(mc.uuid.uuidString).inserted {
+                emit(.report(.unreadable(uuid: mc.uuid.uuidString)))
+                log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed: not reading it again")
+            }
+        case .subscribe(let mc):
+            log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed")
+            subscribeFailures += 1
+        case .setupDone, .pair:
+            break
+        }
+    }
+
+    /// A new connection: pairing may be tried again.
+    mutating func resetPairingForConnection() {
+        let onConnect = pairing.onConnect
+        pairing = PairingState()
+        pairing.onConnect = onConnect
+    }
+
+    static func describe(_ op: GattOperation) -> String {
+        switch op {
+        case .read(let mc, _): "ReadValue \(mc.key.service)/\(mc.key.characteristic)"
+        case .subscribe(let mc): "StartNotify \(mc.key.service)/\(mc.key.characteristic)"
+        case .command(let c): "\(c.operation == .set ? "/set" : "/get") \(c.service)/\(c.characteristic)"
+        case .setupDone: "setup"
+        case .pair: "Pair"
+        }
+    }
+}
