@@ -109,6 +109,14 @@ import Testing
             .operationFinished(attempt: 3, .read(try f.mapped("2a38"), initial: true, .failure(refused), linkDropped: false)),
             F.resolved, at: 13.1, ["report unreadable \(uuid)", "ReadValue 180f/2a19 #3"])
         #expect(f.core.unreadable == [uuid])
+        // 5.66 drops the link again with the next refusal of another one: no pairing on the next connection
+        // (BlueZ cannot pair it), or every connection would pair, be dropped and start over.
+        _ = f.receive(.connectedChanged(false), F.disconnected, at: 14)
+        let dropped = BlueZError(code: .failed, name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0e")
+        f.expect(
+            .operationFinished(attempt: 3, .read(try f.mapped("2a19"), initial: true, .failure(dropped), linkDropped: true)),
+            F.disconnected, at: 14.1, ["report unreadable \(BluetoothUUID("2a19")!.uuidString)"])
+        #expect(!f.core.pairing.onConnect)
     }
 
     @Test("a read refused while connected: Pair, then the read once more; refused again after pairing: not a second pairing")

@@ -19,6 +19,9 @@ extension SessionCore {
         var failure: BlueZError?
         /// Pair before the setup of the next connection (the last one dropped with a refusal).
         var onConnect = false
+        /// A pairing of this session failed (kept across connections): a device with `pairing: none` is not
+        /// paired again (BlueZ cannot pair it), or every connection would pair, read, be dropped and start over.
+        var everFailed = false
     }
 
     /// How long `Pair` may take (a passkey typed by the agent at once; a peripheral that never answers).
@@ -40,8 +43,12 @@ extension SessionCore {
 
     /// Whether a refusal (`error`) should lead to a pairing now.
     func mayPair(after error: BlueZError) -> Bool {
-        pairingAllowed && !pairing.running && !pairing.pairedThisConnection && pairing.failure == nil
+        pairingAllowed && !pairing.running && !pairing.pairedThisConnection && pairing.failure == nil && !givenUp
     }
+
+    /// A device with `pairing: none` whose pairing failed once: BlueZ cannot pair it (configured devices are tried
+    /// again on each connection, as SPEC §11 says).
+    var givenUp: Bool { pairingMode == .none && pairing.everFailed }
 
     /// Starts the pairing; `op` runs again after it (nil: the setup goes on).
     mutating func pair(for op: GattOperation?, attempt: Int) {
@@ -66,6 +73,7 @@ extension SessionCore {
         // AlreadyExists: bonded already (the refusal was not for lack of a bond): as a success, the retry decides.
         if let error, error.code != .alreadyExists {
             pairing.failure = error
+            pairing.everFailed = true
             log(.warning, "\(device.address): pairing failed: \(error)\(pairingMode == .passkey ? " (is the passkey right?)" : ""); not again on this connection")
             if let op { failAfterPairing(op, error) }
             return
@@ -106,9 +114,10 @@ extension SessionCore {
 
     /// A new connection: pairing may be tried again.
     mutating func resetPairingForConnection() {
-        let onConnect = pairing.onConnect
+        let (onConnect, everFailed) = (pairing.onConnect, pairing.everFailed)
         pairing = PairingState()
         pairing.onConnect = onConnect
+        pairing.everFailed = everFailed
     }
 
     static func describe(_ op: GattOperation) -> String {
