@@ -44,7 +44,7 @@ import Testing
             Self.request(&core, "restart", #"{"transaction":7}"#).decisions == [
                 .respond(Response(
                     command: "restart",
-                    error: "unknown request 'restart' (known: health_check, devices, forget, reconnect)", transaction: .integer(7))),
+                    error: "unknown request 'restart' (known: health_check, devices, forget, reconnect, unpair)", transaction: .integer(7))),
             ])
         for payload in ["", "{}", #"{"device": 3}"#, "not json"] {
             #expect(
@@ -69,6 +69,23 @@ import Testing
         #expect(
             Self.request(&core, "forget", #"{"device":"11:22:33:44:55:66"}"#).decisions
                 == [.respond(Response(command: "forget", error: "no device '11:22:33:44:55:66' is known to the bridge"))])
+    }
+
+    @Test("unpair: the session stops and BlueZ's object (with the bond) is removed; the state file keeps it")
+    func unpair() throws {
+        let (fresh, path) = try Self.withThermo()
+        var core = fresh
+        #expect(
+            Self.request(&core, "unpair", #"{"device":"e45f01abcdef","transaction":1}"#).decisions == [
+                .send(path: path, .stop), .removeDevice(path: path),
+                .respond(Response(command: "unpair", body: .device(name: "e45f01abcdef", address: F.thermo), transaction: .integer(1))),
+            ])
+        #expect(
+            Self.request(&core, "unpair", #"{"device":"nosuch"}"#).decisions
+                == [.respond(Response(command: "unpair", error: "no device 'nosuch' is known to the bridge"))])
+        #expect(
+            Self.request(&core, "unpair", "[]").decisions
+                == [.respond(Response(command: "unpair", error: "expected {\"device\": \"<name or address>\"}"))])
     }
 
     @Test("forget of a stored peripheral without a session: the state file only, answered with the name asked for")

@@ -23,6 +23,9 @@ public struct BlueZDevice: Sendable, Hashable {
     public var uuids: [BluetoothUUID]
     public var connected: Bool
     public var servicesResolved: Bool
+    /// `Paired` and `Bonded` (a bond: the keys are stored, the next connection encrypts without pairing).
+    public var paired: Bool
+    public var bonded: Bool
     public var adapter: String?
     /// `ServiceData`: advertised service data by service UUID.
     public var serviceData: [BluetoothUUID: [UInt8]]
@@ -44,6 +47,8 @@ public struct BlueZDevice: Sendable, Hashable {
         uuids = (p["UUIDs"]?.strings ?? []).compactMap { BluetoothUUID($0) }
         connected = p["Connected"]?.bool ?? false
         servicesResolved = p["ServicesResolved"]?.bool ?? false
+        paired = p["Paired"]?.bool ?? false
+        bonded = p["Bonded"]?.bool ?? false
         adapter = p["Adapter"]?.string
         serviceData = Self.serviceData(p["ServiceData"])
         manufacturerData = Self.manufacturerData(p["ManufacturerData"])

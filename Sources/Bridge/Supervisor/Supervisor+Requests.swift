@@ -32,6 +32,8 @@ extension Supervisor {
             obj.append("connection", .string(e.policy.name))
             obj.append("available", .bool(e.available))
             obj.append("adapter", .string(e.adapter))
+            obj.append("paired", .bool(snapshot?.paired ?? false))
+            obj.append("bonded", .bool(snapshot?.bonded ?? false))
             list.append(.object(obj))
         }
         return JSONValue.array(list).jsonBytes

@@ -119,6 +119,15 @@ extension SupervisorCore {
         stored.removeAll { $0.address == address }
     }
 
+    /// `bridge/request/unpair` (SPEC §11): the bond goes with BlueZ's device object (`RemoveDevice`); the session
+    /// ends (it disconnects), and the scan finds the device again, which pairs anew when an operation needs it.
+    /// The state file and Home Assistant keep it.
+    mutating func unpair(_ record: DeviceRecord, _ out: inout [Action]) {
+        out.append(.log(.notice, "removing the bond of \(record.address) (\(record.segment)) on request"))
+        out.append(.send(path: record.path, .stop))
+        out.append(.removeDevice(path: record.path))
+    }
+
     /// Forgets a device: the state file, Home Assistant, its session, BlueZ's object.
     mutating func forget(_ path: String, _ out: inout [Action]) {
         guard let record = removeRecord(path) else { return }

@@ -28,7 +28,7 @@ extension SupervisorCore {
     }
 
     /// The commands a request may name.
-    static let requestCommands = ["health_check", "devices", "forget", "reconnect"]
+    static let requestCommands = ["health_check", "devices", "forget", "reconnect", "unpair"]
 
     /// A request: parses its payload (anything but JSON counts as `null`), performs `forget` or
     /// `reconnect` of the device it names (a stored peripheral without a session can be
@@ -41,6 +41,17 @@ extension SupervisorCore {
             response.body = .health(bluez: bluezAvailable, adapter: anyAdapterReady)
         case "devices":
             response.body = .devices
+        case "unpair":
+            guard let target = request["device"]?.stringValue ?? request.stringValue else {
+                response.error = "expected {\"device\": \"<name or address>\"}"
+                break
+            }
+            guard let record = find(target) else {
+                response.error = "no device '\(target)' is known to the bridge"
+                break
+            }
+            response.body = .device(name: record.segment, address: record.address.description)
+            unpair(record, &out)
         case "forget", "reconnect":
             guard let target = request["device"]?.stringValue ?? request.stringValue else {
                 response.error = "expected {\"device\": \"<name or address>\"}"
