@@ -52,6 +52,13 @@ public enum BluezError {
     public static func doesNotExist(_ message: String) -> DBusError {
         DBusError("org.bluez.Error.DoesNotExist", message)
     }
+    /// `org.bluez.Error.AuthenticationFailed` "Authentication Failed": a pairing that failed (wrong
+    /// passkey, the agent's refusal, no agent, the peripheral's refusal; device.c
+    /// `new_authentication_return`, any status but those below).
+    public static let authenticationFailed = DBusError("org.bluez.Error.AuthenticationFailed", "Authentication Failed")
+    /// `org.bluez.Error.AuthenticationCanceled` "Authentication Canceled": `CancelPairing`, or the
+    /// link went away during the pairing (MGMT status cancelled / disconnected).
+    public static let authenticationCanceled = DBusError("org.bluez.Error.AuthenticationCanceled", "Authentication Canceled")
     /// `org.bluez.Error.NotReady` "Resource Not Ready".
     public static let notReady = DBusError("org.bluez.Error.NotReady", "Resource Not Ready")
     /// `org.bluez.Error.NotAuthorized` "Operation Not Authorized".

@@ -89,6 +89,10 @@ public enum SimulatorControl {
                 try await simulator.setResolveBehaviour(address: inv.arguments[0].string ?? "", behaviour)
                 return []
             },
+            "ForgetBond": DBusMethod(in: "s") { inv in
+                try await simulator.forgetBond(address: inv.arguments[0].string ?? "")
+                return []
+            },
             "RemoveDeviceObject": DBusMethod(in: "s") { inv in
                 try await simulator.removeDeviceObject(address: inv.arguments[0].string ?? "")
                 return []

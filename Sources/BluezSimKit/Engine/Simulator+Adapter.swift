@@ -212,6 +212,9 @@ extension Simulator {
         hideDevice(d)
         d.temporary = true
         d.paired = false
+        d.bondAuthenticated = false
+        d.pendingPaired = false
+        d.peripheralForgotBond = false
         d.servicesKnown = false
         persistKnownDevices()
     }
@@ -246,23 +249,5 @@ extension Simulator {
             throw DBusError("org.bluez.Failed", "")
         }
         return try await establishLink(target, viaConnectDevice: true)
-    }
-
-    // MARK: - Agents
-
-    func registerAgent(sender: String, path: String, capability: String) throws(DBusError) {
-        let capabilities = ["", "DisplayOnly", "DisplayYesNo", "KeyboardOnly", "NoInputNoOutput", "KeyboardDisplay"]
-        guard capabilities.contains(capability) else { throw BluezError.invalidArguments }
-        guard agents[sender] == nil else { throw BluezError.alreadyExists }
-        agents[sender] = path
-    }
-
-    func unregisterAgent(sender: String, path: String) throws(DBusError) {
-        guard agents[sender] == path else { throw BluezError.doesNotExist("No such Agent") }
-        agents[sender] = nil
-    }
-
-    func requestDefaultAgent(sender: String, path: String) throws(DBusError) {
-        guard agents[sender] == path else { throw BluezError.doesNotExist("No such Agent") }
     }
 }

@@ -31,6 +31,13 @@ extension Simulator {
             d.connectFault = fault.remaining > 0 ? fault : nil
             return try await failConnection(d, fault)
         }
+        if d.paired && d.peripheralForgotBond && d.inRange {
+            // The link comes up, encryption with the stored key fails (PIN or Key Missing), the
+            // kernel disconnects; 5.66 keeps the bond and the ATT connect fails.
+            logger.info("the peripheral lost the bond: encryption fails, the link drops", metadata: ["address": "\(d.spec.address)"])
+            return try await failConnection(d, ConnectFault(
+                error: BluezError.failed("le-connection-abort-by-local"), count: 1, linkUp: true))
+        }
         d.temporary = false
         d.connection = .connecting
         d.linkGeneration &+= 1
@@ -218,6 +225,11 @@ extension Simulator {
         server.setProperties(
             path: d.path, interface: BlueZNames.device, changes,
             stored: queryable ? [:] : ["ServicesResolved": .bool(false)])
+        if d.pendingPaired {
+            // bluetoothd holds `Paired` back until services are resolved (pending_paired).
+            d.pendingPaired = false
+            server.setProperties(path: d.path, interface: BlueZNames.device, ["Paired": .bool(true)])
+        }
         if !d.servicesKnown {
             d.servicesKnown = true
             persistKnownDevices()
@@ -288,6 +300,7 @@ extension Simulator {
         // Requests waiting for the peripheral end now ("Operation failed").
         d.linkLossError = pendingError
         d.pairingUntil = nil
+        pairingLinkLost(d)
         if let waiters = linkWaiters[d.path] { for waiter in waiters.values { waiter.cancel() } }
         resumeServiceWaiters(d)
         guard wasUp else { return }
@@ -334,17 +347,5 @@ extension Simulator {
         for s in d.gatt.services.reversed() { server.removeSubtree(path: s.path) }
         d.gattExported = false
         d.gattEpoch &+= 1
-    }
-
-    func pair(device path: String) async throws(DBusError) {
-        let d = try device(path)
-        if d.paired { throw BluezError.alreadyExists }
-        if d.connection != .connected { _ = try await establishLink(d, viaConnectDevice: false) }
-        await sleep(.milliseconds(100))
-        guard d.connection == .connected else { throw BluezError.failed("Authentication Failed") }
-        d.paired = true
-        d.temporary = false
-        server.setProperties(path: d.path, interface: BlueZNames.device, ["Paired": .bool(true), "Bonded": .bool(true)])
-        persistKnownDevices()
     }
 }

@@ -160,10 +160,13 @@ extension Simulator {
             "ConnectProfile": DBusMethod(in: "s") { _ in throw BluezError.notSupported },
             "DisconnectProfile": DBusMethod(in: "s") { _ in throw BluezError.notSupported },
             "Pair": DBusMethod { [weak self] inv in
-                try await self?.pair(device: inv.path)
+                try await self?.pair(device: inv.path, sender: inv.sender)
                 return []
             },
-            "CancelPairing": DBusMethod { _ in throw BluezError.doesNotExist },
+            "CancelPairing": DBusMethod { [weak self] inv in
+                try await self?.cancelPairing(device: inv.path)
+                return []
+            },
         ], setProperty: { path, name, value throws(DBusError) in
             let v = value.unwrapped
             switch name {

@@ -35,6 +35,19 @@ extension Simulator {
         }
     }
 
+    /// The peripheral with `address` forgets its bond with this host (reset, battery change): the
+    /// host keeps its half (`Paired` stays true), so the next connection's encryption fails with
+    /// PIN or Key Missing and the link drops; `Connect` fails with `Failed
+    /// "le-connection-abort-by-local"` until the host removes the device and pairs again. A
+    /// current link drops now (the peripheral resets).
+    public func forgetBond(address: String) throws(DBusError) {
+        for d in try peripherals(address) where d.paired {
+            d.peripheralForgotBond = true
+            if d.connection != .disconnected { linkLost(d) }
+        }
+        logger.info("the peripheral forgot its bond (injected)", metadata: ["address": "\(address)"])
+    }
+
     /// Drops every link of this simulator at once, as a link loss (the host going away): the
     /// peripherals are free for other adapters and simulators.
     public func dropAllConnections() {

@@ -15,10 +15,12 @@ extension Simulator {
         guard d.connection == .connected else { throw BluezError.failed("Not connected") }
         let offset = try Self.offset(options)
         try await waitForPairingAttempt(d)
-        if c.needsBond(for: "read") && !d.paired {
+        do {
+            try await secureLink(d, c, operation: "read")
+        } catch {
             d.stats.reads &+= 1
             d.stats.readFailures &+= 1
-            try await pairingFails(d, c)
+            throw error
         }
         if let pending = pendingReads[c.path] {
             guard pending.offset == offset else { throw BluezError.inProgress }
@@ -55,7 +57,7 @@ extension Simulator {
     func peripheralRead(_ d: SimulatedDevice, _ c: SimCharacteristic, offset: Int) throws(DBusError) -> [UInt8] {
         d.stats.reads &+= 1
         do throws(DBusError) {
-            try Self.checkAccess(flags: c.flags, operation: "read", paired: d.paired)
+            try Self.checkAccess(flags: c.flags, operation: "read", level: d.bondLevel)
             if let e = c.faults.effectiveReadError { throw e.dbusError }
         } catch {
             d.stats.readFailures &+= 1
@@ -155,9 +157,11 @@ extension Simulator {
         }
         if effective != "command" {
             try await waitForPairingAttempt(d)
-            if c.needsBond(for: "write") && !d.paired {
+            do {
+                try await secureLink(d, c, operation: "write")
+            } catch {
                 d.stats.writeFailures &+= 1
-                try await pairingFails(d, c)
+                throw error
             }
         }
         if effective == "command" {
@@ -184,7 +188,7 @@ extension Simulator {
         do throws(DBusError) {
             // A request (or reliable write) goes out; the peripheral refuses it without write permission.
             let reliable = type == "reliable" && c.flags.contains("reliable-write")
-            try Self.checkAccess(flags: reliable ? c.flags + ["write"] : c.flags, operation: "write", paired: d.paired)
+            try Self.checkAccess(flags: reliable ? c.flags + ["write"] : c.flags, operation: "write", level: d.bondLevel)
             guard value.count <= Self.maxAttributeLength else { throw BluezError.att(0x0d) }
             guard offset <= c.value.count else { throw BluezError.att(0x07) }
             if let e = c.faults.writeError(for: value) { throw e.dbusError }
@@ -207,7 +211,7 @@ extension Simulator {
         } else if settings.strictWriteCommand {
             permitted = false
         } else {
-            permitted = (try? Self.checkAccess(flags: c.flags, operation: "write", paired: d.paired)) != nil
+            permitted = (try? Self.checkAccess(flags: c.flags, operation: "write", level: d.bondLevel)) != nil
         }
         guard permitted, value.count <= Self.maxAttributeLength, c.faults.writeError(for: value) == nil else {
             d.stats.writeFailures &+= 1
@@ -258,6 +262,13 @@ extension Simulator {
         c.state.withLock { _ = $0.sessions.insert(sender) }
         logger.debug("StartNotify", metadata: ["path": "\(path)", "client": "\(sender)"])
         guard d.connection == .connected && d.servicesResolved, !c.isActive else { return }
+        do {
+            // The CCC write of an encrypted `notify`/`indicate` needs the bond (or a pairing).
+            try await secureLink(d, c, operation: "notify")
+        } catch {
+            removeNotifySession(c, sender: sender)
+            throw error
+        }
         let faults = c.faults
         if let delay = faults.notifyDelay {
             let generation = d.linkGeneration
@@ -348,7 +359,7 @@ extension Simulator {
             let enabled: UInt8 = c.flags.contains("notify") ? 0x01 : 0x02
             value = [c.isActive ? enabled : 0, 0]
         } else {
-            try Self.checkAccess(flags: desc.flags, operation: "read", paired: d.paired)
+            try Self.checkAccess(flags: desc.flags, operation: "read", level: d.bondLevel)
             value = desc.value.withLock { $0 }
         }
         guard offset <= value.count else { throw BluezError.att(0x07) }
@@ -363,7 +374,7 @@ extension Simulator {
         let offset = try Self.offset(options)
         // bluetoothd refuses CCC writes: StartNotify/StopNotify manage them.
         if desc.isCCC { throw BluezError.notPermitted("Write not permitted") }
-        try Self.checkAccess(flags: desc.flags, operation: "write", paired: d.paired)
+        try Self.checkAccess(flags: desc.flags, operation: "write", level: d.bondLevel)
         guard value.count <= Self.maxAttributeLength else { throw BluezError.att(0x0d) }
         try desc.value.withLock { (v: inout [UInt8]) throws(DBusError) in
             guard offset <= v.count else { throw BluezError.att(0x07) }
@@ -380,14 +391,15 @@ extension Simulator {
         return Int(o)
     }
 
-    /// Checks an attribute's permission for `operation` (`read`/`write`): the plain flag, or an
-    /// encrypted variant that needs a paired device (ATT Insufficient Encryption otherwise).
-    static func checkAccess(flags: [String], operation: String, paired: Bool) throws(DBusError) {
+    /// Checks an attribute's permission for `operation` (`read`/`write`) on a link whose bond gives
+    /// `level`: the plain flag, or a secured variant the bond satisfies (ATT Insufficient Encryption
+    /// 0x0f, or Insufficient Authentication 0x05 for an authenticated one, otherwise).
+    static func checkAccess(flags: [String], operation: String, level: SecurityLevel) throws(DBusError) {
         if flags.contains(operation) { return }
-        let secured = flags.contains { $0.hasSuffix("-" + operation) && $0 != "authenticated-signed-writes" }
-        if secured {
-            if paired { return }
-            throw BluezError.att(0x0f)
+        let needed = SimCharacteristic.requiredSecurity(flags: flags, operation: operation)
+        if needed > .none {
+            if level >= needed { return }
+            throw BluezError.att(needed == .authenticated ? 0x05 : 0x0f)
         }
         throw BluezError.att(operation == "read" ? 0x02 : 0x03)
     }

@@ -7,8 +7,10 @@ extension Simulator {
         for path in deviceOrder {
             guard let d = devices[path], !d.temporary else { continue }
             let adapter = String(d.adapterPath.split(separator: "/").last ?? "")
-            list.append(KnownDevice(adapter: adapter, address: d.spec.address, paired: d.paired,
-                                    servicesResolved: d.servicesKnown))
+            var known = KnownDevice(adapter: adapter, address: d.spec.address, paired: d.paired,
+                                    servicesResolved: d.servicesKnown)
+            known.authenticated = d.paired && d.bondAuthenticated
+            list.append(known)
         }
         guard list != savedKnownDevices else { return }
         store.save(list)

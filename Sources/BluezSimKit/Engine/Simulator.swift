@@ -52,8 +52,12 @@ public actor Simulator {
     var adapterOrder: [String] = []
     var devices: [String: SimulatedDevice] = [:]
     var deviceOrder: [String] = []
-    /// Registered agents: object path by client.
-    var agents: [String: String] = [:]
+    /// Registered agents by the unique name of their client (one per client, as in bluetoothd).
+    var agents: [String: RegisteredAgent] = [:]
+    /// Owners of the agents that asked to be the default, the current default first.
+    var defaultAgents: [String] = []
+    /// Pairings running, by device path (`Pair`, or a security elevation of a GATT request).
+    var pairings: [String: PairingAttempt] = [:]
     var backgroundTasks: [Task<Void, Never>] = []
     var started = false
     /// A characteristic read waiting for a delayed answer, shared by reads with the same offset.
@@ -124,6 +128,7 @@ public actor Simulator {
                 d.temporary = false
                 if let remembered {
                     d.paired = d.paired || remembered.paired
+                    d.bondAuthenticated = remembered.paired && remembered.authenticated
                     d.servicesKnown = remembered.servicesResolved
                 }
                 exportDevice(d)
@@ -214,7 +219,7 @@ public actor Simulator {
                 acquirerVanished(c, uniqueName)
             }
         }
-        agents[uniqueName] = nil
+        agentVanished(uniqueName)
         dropMonitors(of: uniqueName)
     }
 

@@ -27,4 +27,8 @@ struct DeviceStats: Sendable {
     var stopNotifyCalls: UInt64 = 0
     /// `AcquireNotify` calls (refused ones included).
     var acquireNotifyCalls: UInt64 = 0
+    /// Pairings that ended with a bond (`Pair` or a security elevation).
+    var pairings: UInt64 = 0
+    /// Pairings that failed.
+    var pairingFailures: UInt64 = 0
 }

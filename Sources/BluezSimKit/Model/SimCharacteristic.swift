@@ -119,9 +119,31 @@ public final class SimCharacteristic: Sendable {
     /// True when `operation` (`read`/`write`) needs an encrypted link: the flags give only an
     /// `encrypt-`/`secure-` variant of it, no plain one.
     public func needsBond(for operation: String) -> Bool {
-        !flags.contains(operation) && flags.contains {
-            $0.hasSuffix("-" + operation) && ($0.hasPrefix("encrypt-") || $0.hasPrefix("secure-"))
+        requiredSecurity(for: operation) > .none
+    }
+
+    /// The security `operation` (`read`, `write`, `notify`: the CCC write) needs, from the flags:
+    /// the plain flag → none; `encrypt-X` → encrypted; `encrypt-authenticated-X` or `secure-X` →
+    /// authenticated (`notify` also looks at the `indicate` variants).
+    public func requiredSecurity(for operation: String) -> SecurityLevel {
+        Self.requiredSecurity(flags: flags, operation: operation)
+    }
+
+    /// See ``requiredSecurity(for:)``.
+    static func requiredSecurity(flags: [String], operation: String) -> SecurityLevel {
+        let ops = operation == "notify" ? ["notify", "indicate"] : [operation]
+        if ops.contains(where: { flags.contains($0) }) { return .none }
+        var level = SecurityLevel.none
+        for f in flags {
+            for op in ops {
+                if f == "encrypt-authenticated-" + op || f == "secure-" + op {
+                    level = max(level, .authenticated)
+                } else if f == "encrypt-" + op {
+                    level = max(level, .encrypted)
+                }
+            }
         }
+        return level
     }
 
     /// The current peripheral-side value.

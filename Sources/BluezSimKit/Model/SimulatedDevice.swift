@@ -31,6 +31,14 @@ final class SimulatedDevice {
     /// BlueZ's temporary flag: never connected nor paired; removed when unseen for a while.
     var temporary = true
     var paired: Bool
+    /// The bond's key is authenticated (passkey entry or numeric comparison; Just Works is not).
+    var bondAuthenticated = false
+    /// `Paired` was stored but not signalled yet: bluetoothd signals it once services resolved
+    /// (`pending_paired`).
+    var pendingPaired = false
+    /// The peripheral lost its half of the bond (control `ForgetBond`): the next encryption with
+    /// the stored key fails (PIN or Key Missing) and the link drops.
+    var peripheralForgotBond = false
     var connection: ConnectionState = .disconnected
     /// Bumped whenever a connection attempt or link ends, so stale continuations give up.
     var linkGeneration: UInt64 = 0
@@ -93,6 +101,13 @@ final class SimulatedDevice {
             let frame = BroadcastFrames.frame(broadcast, packet: 0, address: spec.address)
             serviceData[frame.uuid] = frame.bytes
         }
+    }
+
+    /// What the bond gives the link: bluetoothd 5.66 asks for `BT_IO_SEC_MEDIUM` when it connects a
+    /// paired device, so the link is encrypted with the stored key from the start.
+    var bondLevel: SecurityLevel {
+        guard paired else { return .none }
+        return bondAuthenticated ? .authenticated : .encrypted
     }
 
     /// The adapter's name (`hci0`).

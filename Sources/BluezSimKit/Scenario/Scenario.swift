@@ -54,6 +54,10 @@ public struct ScenarioSettings: Sendable {
     /// Reading or writing a characteristic that needs encryption on a device without a bond: the
     /// pairing attempt fails and the link drops after this long (BlueZ 5.66: 0.3-2.5 s).
     public var pairingFailureDelay: Duration = .milliseconds(300)
+    /// How long a pairing waits for the agent's answer before it fails: the kernel's SMP timeout
+    /// (30 s, `SMP_TIMEOUT`) ends it before bluetoothd's own agent timeout (60 s): the link drops
+    /// and `Pair` fails with `AuthenticationCanceled`.
+    public var pairingTimeout: Duration = .seconds(30)
     /// How long a connection attempt to a peripheral that is not in range takes to fail.
     public var connectTimeout: Duration = .seconds(5)
     /// The ATT MTU reported by `GattCharacteristic1.MTU`.
@@ -161,6 +165,8 @@ public struct PeripheralSpec: Sendable {
     public var services: [ServiceSpec]
     /// Sensor readings broadcast in its advertisements (service data), when any.
     public var broadcast: BroadcastSpec?
+    /// What it does when a central pairs (scenario `pairing`, `passkey`; default Just Works).
+    public var pairing: PeripheralPairing = .justWorks
 
     /// Creates a peripheral description.
     public init(address: String, addressType: String = "public", name: String? = nil, adapter: String = "hci0",

@@ -98,7 +98,7 @@ struct ScenarioReader {
         let m = try mapping(node, "settings", keys: [
             "advertise_delay", "advertise_jitter", "rssi_interval", "temporary_timeout", "connect_delay",
             "resolve_delay", "resolve_delay_cached", "gatt_export_time", "gatt_objects_first", "signal_connected",
-            "disconnect_delay", "pairing_failure_delay", "connect_timeout", "mtu", "strict_write_command", "seed",
+            "disconnect_delay", "pairing_failure_delay", "pairing_timeout", "connect_timeout", "mtu", "strict_write_command", "seed",
             "advertise_while_connected",
         ])
         var s = ScenarioSettings()
@@ -113,6 +113,7 @@ struct ScenarioReader {
         if let n = m["gatt_objects_first"] { s.gattObjectsFirst = try bool(n) }
         if let n = m["signal_connected"] { s.signalConnected = try bool(n) }
         if let n = m["pairing_failure_delay"] { s.pairingFailureDelay = try duration(n) }
+        if let n = m["pairing_timeout"] { s.pairingTimeout = try positiveDuration(n) }
         if let n = m["disconnect_delay"] { s.disconnectDelay = try duration(n) }
         if let n = m["connect_timeout"] { s.connectTimeout = try duration(n) }
         if let n = m["mtu"] { s.mtu = try mtu(n) }
@@ -178,7 +179,7 @@ struct ScenarioReader {
             "name", "address", "address_type", "adapter", "rssi", "tx_power", "appearance", "advertise",
             "manufacturer_data", "service_data", "advertising_flags", "known", "paired", "trusted", "in_range",
             "advertise_delay", "connect_delay", "resolve_delay", "resolve_delay_cached", "disconnect_delay", "mtu",
-            "count", "services", "gap_name", "broadcast", "advertise_while_connected",
+            "count", "services", "gap_name", "broadcast", "advertise_while_connected", "pairing", "passkey",
         ])
         guard let addressNode = m["address"] else { throw fail(node, "device needs an address") }
         var spec = PeripheralSpec(address: try address(addressNode))
@@ -219,6 +220,7 @@ struct ScenarioReader {
             for s in try sequence(n, "services") { spec.services.append(try service(s)) }
         }
         if let n = m["broadcast"] { spec.broadcast = try broadcast(n) }
+        spec.pairing = try pairing(m["pairing"], passkey: m["passkey"], device: node)
         if let n = m["advertise"] {
             spec.advertisedServices = try sequence(n, "advertise").map { s throws(ScenarioError) in try uuid(s) }
         } else {

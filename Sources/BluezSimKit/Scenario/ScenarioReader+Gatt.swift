@@ -30,7 +30,7 @@ extension ScenarioReader {
         let m = try mapping(node, "characteristic", keys: [
             "uuid", "flags", "value", "value_text", "generator", "values", "interval", "rate", "echo_to",
             "read_error", "write_error", "error_when", "accepted_writes", "notify_error", "read_delay", "write_delay",
-            "notify_delay", "descriptors", "acquire_notify",
+            "notify_delay", "descriptors", "acquire_notify", "security",
         ])
         guard let u = m["uuid"] else { throw fail(node, "characteristic needs a uuid") }
         var spec = CharacteristicSpec(uuid: try uuid(u), flags: [])
@@ -41,6 +41,7 @@ extension ScenarioReader {
                 return s
             }
         }
+        if let n = m["security"] { spec.flags = Self.secured(spec.flags, try security(n)) }
         if let n = m["value"] { spec.value = try bytes(n) }
         if let n = m["value_text"] { spec.value = Array(try string(n).utf8) }
         if let n = m["values"] {
@@ -60,12 +61,13 @@ extension ScenarioReader {
         spec.faults = try faults(m)
         if let n = m["descriptors"] {
             for d in try sequence(n, "descriptors") {
-                let dm = try mapping(d, "descriptor", keys: ["uuid", "value", "value_text", "flags"])
+                let dm = try mapping(d, "descriptor", keys: ["uuid", "value", "value_text", "flags", "security"])
                 guard let du = dm["uuid"] else { throw fail(d, "descriptor needs a uuid") }
                 var desc = DescriptorSpec(uuid: try uuid(du))
                 if let v = dm["value"] { desc.value = try bytes(v) }
                 if let v = dm["value_text"] { desc.value = Array(try string(v).utf8) }
                 if let f = dm["flags"] { desc.flags = try sequence(f, "flags").map { x throws(ScenarioError) in try string(x) } }
+                if let n = dm["security"] { desc.flags = Self.secured(desc.flags, try security(n)) }
                 spec.descriptors.append(desc)
             }
         }

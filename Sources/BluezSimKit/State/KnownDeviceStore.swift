@@ -13,6 +13,8 @@ public struct KnownDevice: Sendable, Equatable {
     public var address: String
     /// Paired (bonded).
     public var paired: Bool
+    /// The bond's key is authenticated (passkey); Just Works bonds are not.
+    public var authenticated: Bool = false
     /// Its services were resolved once (BlueZ lists them in `UUIDs` from then on).
     public var servicesResolved: Bool
 
@@ -28,7 +30,8 @@ public struct KnownDevice: Sendable, Equatable {
 /// The simulator's counterpart of `/var/lib/bluetooth` (`--state-dir`): which devices are known
 /// (connected or paired once, not removed since), so a restarted simulator exports them at start.
 ///
-/// The file `DIR/devices` holds one device per line, `<adapter> <address> paired=0|1 resolved=0|1`,
+/// The file `DIR/devices` holds one device per line, `<adapter> <address> paired=0|1 resolved=0|1`
+/// (and `auth=1` for a bond with an authenticated key),
 /// and is replaced atomically (write to a temporary file, rename) on every change.
 public struct KnownDeviceStore: Sendable {
     /// The state directory.
@@ -58,6 +61,7 @@ public struct KnownDeviceStore: Sendable {
             for field in f.dropFirst(2) {
                 if field == "paired=1" { d.paired = true }
                 if field == "resolved=1" { d.servicesResolved = true }
+                if field == "auth=1" { d.authenticated = true }
             }
             out.append(d)
         }
@@ -66,9 +70,10 @@ public struct KnownDeviceStore: Sendable {
 
     /// Replaces the stored devices.
     public func save(_ devices: [KnownDevice]) {
-        var text = "# bluez-sim known devices (like /var/lib/bluetooth): <adapter> <address> paired=0|1 resolved=0|1\n"
+        var text = "# bluez-sim known devices (like /var/lib/bluetooth): <adapter> <address> paired=0|1 resolved=0|1 [auth=1]\n"
         for d in devices {
-            text += "\(d.adapter) \(d.address) paired=\(d.paired ? 1 : 0) resolved=\(d.servicesResolved ? 1 : 0)\n"
+            text += "\(d.adapter) \(d.address) paired=\(d.paired ? 1 : 0) resolved=\(d.servicesResolved ? 1 : 0)"
+                + (d.paired && d.authenticated ? " auth=1\n" : "\n")
         }
         let tmp = path + ".tmp"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
