@@ -68,3 +68,32 @@ import Testing
         #expect(named["name"] == .string("Raw data"))
     }
 }
+
+extension HomeAssistantPresentationTests {
+    static func sig(_ uuid16: UInt16, _ format: ValueFormat, _ presentation: PresentationFormat) throws -> JSONValue {
+        let uuid = BluetoothUUID(uuid16: uuid16)
+        let c = C(
+            service: "180f", characteristic: uuid.shortForm, uuid: uuid, format: format, canNotify: false, canRead: true,
+            presentation: presentation)
+        let p = HomeAssistantDiscovery.Peripheral(device: "thermo", address: "E4:5F:01:AB:CD:EF", name: "Thermo", characteristics: [c])
+        let message = HomeAssistantDiscovery.deviceConfig(
+            p, bridge: HomeAssistantDiscovery.Bridge(clientID: "b", version: "1"), topics: TopicMapper(baseTopic: "ble", discoveryPrefix: "ha"))
+        return try #require(try JSONParser.parse(message.payload)["components"]?["180f_" + uuid.shortForm])
+    }
+
+    @Test func sigCharacteristicsKeepTheirKindWhereTheUnitSaysLess() throws {
+        // Battery level with "uint8, percentage": still a battery (diagnostic), entity id by its kind.
+        let battery = try Self.sig(0x2A19, .batteryLevel, PresentationFormat(format: .uint8, unit: 0x27AD))
+        #expect(battery["device_class"] == .string("battery"))
+        #expect(battery["entity_category"] == .string("diagnostic"))
+        #expect(battery["default_entity_id"] == .string("sensor.thermo_battery"))
+        // Temperature with its unit: the presentation's kind (the same class), precision from the exponent.
+        let temperature = try Self.sig(0x2A6E, .temperature, PresentationFormat(format: .sint16, exponent: -1, unit: 0x272F))
+        #expect(temperature["device_class"] == .string("temperature"))
+        #expect(temperature["suggested_display_precision"] == .integer(1))
+        #expect(temperature["default_entity_id"] == .string("sensor.thermo_temperature"))
+        // Body sensor location is an enum of codes: a presentation format makes it a plain number.
+        let location = try Self.sig(0x2A38, .bodySensorLocation, PresentationFormat(format: .uint8))
+        #expect(location["device_class"] == nil && location["options"] == nil)
+    }
+}

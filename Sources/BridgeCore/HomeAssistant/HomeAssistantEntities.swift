@@ -67,8 +67,11 @@ struct HomeAssistantEntities {
         // The peripheral's own name (0x2901) first; a presentation format names only what its unit says.
         let kindName = c.presentation == nil || kind?.deviceClass != nil ? kind?.name : nil
         let name = c.userDescription ?? kindName ?? segmentName
-        // Entity ids name what the value is when the segment is only its SIG UUID (`sensor.env_temperature`).
-        let idPart = (c.presentation == nil && c.characteristic == c.uuid.shortForm ? kind?.key : nil) ?? c.characteristic
+        // Entity ids name what the value is when the segment is only its SIG UUID (`sensor.env_temperature`);
+        // described custom characteristics keep their UUID (two temperatures do not collide).
+        let sigKey = c.uuid.uuid16 != nil && kind?.deviceClass != nil
+        let idPart = (c.characteristic == c.uuid.shortForm && (c.presentation == nil || sigKey) ? kind?.key : nil)
+            ?? c.characteristic
         let valueTopic = topics.value(device: peripheral.device, service: c.service, characteristic: c.characteristic)
         let setTopic = topics.set(device: peripheral.device, service: c.service, characteristic: c.characteristic)
         let observable = c.canRead || c.canNotify
@@ -163,10 +166,14 @@ struct HomeAssistantEntities {
     }
 
     /// The sensor kind of a characteristic: by its presentation format when it has one (no kind
-    /// for text and booleans), else by its format.
+    /// for text and booleans), else by its format. A SIG characteristic whose presentation unit
+    /// gives no device class (2A19 battery level says only "percentage") keeps its SIG kind.
     static func kind(of c: Characteristic) -> HomeAssistantSensorKind? {
-        guard let presentation = c.presentation else { return HomeAssistantSensorKind(format: c.format) }
-        return HomeAssistantSensorKind(presentation: presentation)
+        let sig = HomeAssistantSensorKind(format: c.format)
+        guard let presentation = c.presentation else { return sig }
+        let described = HomeAssistantSensorKind(presentation: presentation)
+        if described?.deviceClass == nil, let sig, sig.deviceClass != nil, sig.unit != nil { return sig }
+        return described
     }
 
     /// The `value_template` of a value decoded by a presentation format.
