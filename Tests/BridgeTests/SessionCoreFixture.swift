@@ -160,6 +160,10 @@ struct SessionCoreFixture {
             return "\(acquire ? "AcquireNotify" : "StartNotify") \(short(mc.path)) #\(attempt)"
         case .read(let mc, let initial, let attempt):
             return "\(initial ? "ReadValue" : "poll ReadValue") \(short(mc.path)) #\(attempt)"
+        case .readDescriptor(let mc, let kind, _, let attempt):
+            return "ReadDescriptor \(short(mc.path)) \(kind.uuid.shortForm) #\(attempt)"
+        case .present(let path, let cpf):
+            return "present \(short(path)) \(cpf.format) \(cpf.exponent) \(String(cpf.unit, radix: 16))"
         case .command(let job, let attempt):
             return "\(job.command.operation == .set ? "write" : "read") command \(short(job.path)) #\(attempt)"
         case .releaseNotify(let path): return "releaseNotify \(short(path))"

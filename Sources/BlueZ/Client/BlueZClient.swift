@@ -331,6 +331,12 @@ public final class BlueZClient: Sendable {
         return r.first?.bytes ?? []
     }
 
+    /// `GattDescriptor1.ReadValue`.
+    public func readDescriptor(_ descriptor: String, timeout: Duration? = nil) async throws(BlueZError) -> [UInt8] {
+        let r = try await call(descriptor, BlueZ.gattDescriptor, "ReadValue", [.stringVariantDict([:])], timeout: timeout)
+        return r.first?.bytes ?? []
+    }
+
     /// `GattCharacteristic1.WriteValue` with an explicit type.
     public func writeValue(
         characteristic: String, value: [UInt8], type: GattWriteType, timeout: Duration? = nil

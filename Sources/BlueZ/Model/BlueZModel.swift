@@ -121,3 +121,19 @@ public struct GattCharacteristic: Sendable, Hashable {
     public var canNotify: Bool { properties.canNotify }
     public var canRead: Bool { properties.canRead }
 }
+
+/// A snapshot of an `org.bluez.GattDescriptor1` object.
+public struct GattDescriptor: Sendable, Hashable {
+    public var path: String
+    public var uuid: BluetoothUUID
+    /// The characteristic's object path.
+    public var characteristic: String
+
+    /// Nil without a valid `UUID`.
+    public init?(path: String, properties p: [String: DBusValue]) {
+        guard let uuid = p["UUID"]?.string.flatMap({ BluetoothUUID($0) }) else { return nil }
+        self.path = path
+        self.uuid = uuid
+        characteristic = p["Characteristic"]?.string ?? ("/" + path.split(separator: "/").dropLast().joined(separator: "/"))
+    }
+}

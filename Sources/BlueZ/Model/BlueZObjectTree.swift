@@ -101,4 +101,11 @@ public struct BlueZObjectTree: Sendable {
     public func characteristic(_ path: String) -> GattCharacteristic? {
         properties(path: path, interface: BlueZ.gattCharacteristic).flatMap { GattCharacteristic(path: path, properties: $0) }
     }
+
+    /// The GATT descriptors of a characteristic (its `GattDescriptor1` objects below it).
+    public func descriptors(characteristic: String) -> [GattDescriptor] {
+        paths(with: BlueZ.gattDescriptor, below: characteristic).compactMap { p in
+            properties(path: p, interface: BlueZ.gattDescriptor).flatMap { GattDescriptor(path: p, properties: $0) }
+        }
+    }
 }

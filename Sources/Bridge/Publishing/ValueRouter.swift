@@ -13,6 +13,8 @@ final class ValueRouter: Sendable {
     struct Route {
         var topic: String
         var format: ValueFormat
+        /// The characteristic's presentation format (0x2904), which decodes before ``format``.
+        var presentation: PresentationFormat?
         /// The device's topic segment (per-device counters for health).
         var device: String = ""
         /// A value just read by the bridge and already published: BlueZ echoes reads as
@@ -88,6 +90,11 @@ final class ValueRouter: Sendable {
         locked { $0.routes[path] = Route(topic: topic, format: format, device: device, echo: nil) }
     }
 
+    /// Decodes a routed characteristic's values by its presentation format from now on.
+    func setPresentation(path: String, _ presentation: PresentationFormat?) {
+        locked { $0.routes[path]?.presentation = presentation }
+    }
+
     /// Per-device value counters.
     var perDevice: [String: DeviceValues] { locked { $0.perDevice } }
 
@@ -121,7 +128,7 @@ final class ValueRouter: Sendable {
     /// updated in place (no copy of it under the lock) and only what the payload needs leaves it.
     func handle(path: String, value: [UInt8]) {
         let now = Self.nowNs()
-        let target: (topic: String, format: ValueFormat, device: String)? = locked { s in
+        let target: (topic: String, format: ValueFormat, presentation: PresentationFormat?, device: String)? = locked { s in
             guard let i = s.routes.index(forKey: path) else { return nil }
             if s.routes.values[i].echo != nil {
                 let echoed = s.routes.values[i].echo == value
@@ -130,14 +137,21 @@ final class ValueRouter: Sendable {
             }
             s.routes.values[i].lastSignalled = value
             s.routes.values[i].lastSignalledAt = now
-            return (s.routes.values[i].topic, s.routes.values[i].format, s.routes.values[i].device)
+            return (
+                s.routes.values[i].topic, s.routes.values[i].format, s.routes.values[i].presentation,
+                s.routes.values[i].device
+            )
         }
         guard let target else { return }
-        publish(topic: target.topic, payload: ValuePayload.make(raw: value, format: target.format), device: target.device)
+        publish(
+            topic: target.topic, payload: ValuePayload.make(raw: value, format: target.format, presentation: target.presentation),
+            device: target.device)
     }
 
     private func publish(_ route: Route, _ value: [UInt8]) {
-        publish(topic: route.topic, payload: ValuePayload.make(raw: value, format: route.format), device: route.device)
+        publish(
+            topic: route.topic, payload: ValuePayload.make(raw: value, format: route.format, presentation: route.presentation),
+            device: route.device)
     }
 
     /// Publishes a payload of `device` (a value, or an advertisement) and counts it; while the

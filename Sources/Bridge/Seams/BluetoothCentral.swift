@@ -44,6 +44,8 @@ public protocol BluetoothCentral: Sendable {
     func releaseNotify(characteristic: String) -> Bool
     func stopNotify(characteristic: String) async throws(BlueZError)
     func readValue(characteristic: String, timeout: Duration?) async throws(BlueZError) -> [UInt8]
+    /// `GattDescriptor1.ReadValue` (a Presentation Format or User Description, SPEC §11).
+    func readDescriptor(_ descriptor: String, timeout: Duration?) async throws(BlueZError) -> [UInt8]
     func writeValue(
         characteristic: String, value: [UInt8], type: GattWriteType, timeout: Duration?
     ) async throws(BlueZError)

@@ -9,6 +9,8 @@ enum GattOperation: Sendable {
     case subscribe(MappedCharacteristic)
     /// A read after connecting (`initial`) or by a `poll` interval.
     case read(MappedCharacteristic, initial: Bool)
+    /// A descriptor of a characteristic, read before its subscription and reads (SPEC §11).
+    case readDescriptor(MappedCharacteristic, DescriptorKind, path: String)
     /// The setup of a connection is done (a marker: no BlueZ call).
     case setupDone(onlyNew: Bool)
     /// A `/set` or `/get`.
@@ -23,6 +25,8 @@ enum GattOutcome: Sendable {
     case subscribed(MappedCharacteristic, error: BlueZError?, acquired: Bool)
     /// `linkDropped`: the device's services were no longer resolved when the error came.
     case read(MappedCharacteristic, initial: Bool, Result<[UInt8], BlueZError>, linkDropped: Bool)
+    /// A descriptor's value, or why it could not be read.
+    case descriptor(MappedCharacteristic, DescriptorKind, Result<[UInt8], BlueZError>)
     /// A command was answered (`result`); a read's value is published on the value topic too. `refusal`: BlueZ
     /// refused it for lack of pairing (encryption, authentication), with this error.
     case command(PendingCommand, CommandResult, readValue: ReadValue?, refusal: BlueZError? = nil)

@@ -17,6 +17,11 @@ struct MappedCharacteristic: Sendable, Hashable {
     var writeTypes: Set<GattWriteType>?
     /// The configured `poll` interval.
     var poll: Duration?
+    /// Its Presentation Format descriptor, read at setup when no `format` is configured: its
+    /// values are decoded by it.
+    var presentation: PresentationFormat? = nil
+    /// Its User Description, read at setup when no `name` is configured (Home Assistant's name).
+    var userDescription: String? = nil
 
     var canNotify: Bool { properties.canNotify }
     var canRead: Bool { properties.canRead }

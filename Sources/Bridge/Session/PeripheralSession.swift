@@ -65,8 +65,13 @@ final class PeripheralSession {
             let services = t.services(device: path).map { s in
                 SessionCore.DeviceView.Service(
                     path: s.path, uuid: s.uuid,
-                    characteristics: t.characteristics(service: s.path).map {
-                        SessionCore.DeviceView.Characteristic(path: $0.path, uuid: $0.uuid, properties: $0.properties)
+                    characteristics: t.characteristics(service: s.path).map { c in
+                        var ch = SessionCore.DeviceView.Characteristic(path: c.path, uuid: c.uuid, properties: c.properties)
+                        for d in t.descriptors(characteristic: c.path) {
+                            if d.uuid == PresentationFormat.descriptorUUID { ch.presentationFormat = d.path }
+                            if d.uuid == UserDescription.descriptorUUID { ch.userDescription = d.path }
+                        }
+                        return ch
                     })
             }
             return SessionCore.DeviceView(
@@ -103,6 +108,11 @@ final class PeripheralSession {
                 let outcome = await SessionCalls.read(central, mc, initial: initial, device: path)
                 mailbox.send(.operationFinished(attempt: attempt, outcome))
             }
+        case .readDescriptor(let mc, let kind, let descriptor, let attempt):
+            group.addTask {
+                let outcome = await SessionCalls.readDescriptor(central, mc, kind, path: descriptor)
+                mailbox.send(.operationFinished(attempt: attempt, outcome))
+            }
         case .command(let job, let attempt):
             group.addTask {
                 let outcome = await SessionCalls.run(central, job)
@@ -137,6 +147,8 @@ final class PeripheralSession {
             io.router.publishRead(path: characteristic, value: value)
         case .route(let characteristic, let topic, let format):
             io.router.setRoute(path: characteristic, topic: topic, format: format, device: device.segment)
+        case .present(let characteristic, let presentation):
+            io.router.setPresentation(path: characteristic, presentation)
         case .respond(let command, let result):
             io.responder.finish(command, result)
         case .report(let report):

@@ -40,6 +40,17 @@ enum SessionCalls {
         }
     }
 
+    /// A descriptor's `ReadValue`.
+    static func readDescriptor(
+        _ central: any BluetoothCentral, _ mc: MappedCharacteristic, _ kind: DescriptorKind, path: String
+    ) async -> GattOutcome {
+        do throws(BlueZError) {
+            return .descriptor(mc, kind, .success(try await central.readDescriptor(path, timeout: nil)))
+        } catch {
+            return .descriptor(mc, kind, .failure(error))
+        }
+    }
+
     /// A command's `WriteValue` or `ReadValue`, with only the time left before its deadline.
     static func run(_ central: any BluetoothCentral, _ job: SessionCore.CommandJob) async -> GattOutcome {
         if job.command.operation == .set {
@@ -56,7 +67,8 @@ enum SessionCalls {
         }
         do {
             let value = try await central.readValue(characteristic: job.path, timeout: job.timeout)
-            let result = CommandResult.readSucceeded(raw: value, format: job.format, transaction: job.transaction)
+            let decoded = job.presentation?.decodeIfValid(value) ?? job.format.decode(value)
+            let result = CommandResult.readSucceeded(raw: value, value: decoded, transaction: job.transaction)
             return .command(job.command, result, readValue: ReadValue(path: job.path, value: value))
         } catch {
             return .command(

@@ -128,7 +128,7 @@ extension SessionCore {
             }
             launch(CommandJob(
                 command: p, path: ch.path, format: ch.format, bytes: [], type: .request, timeout: remaining,
-                transaction: transaction), attempt: attempt)
+                transaction: transaction, presentation: ch.presentation), attempt: attempt)
         }
     }
 

@@ -92,6 +92,7 @@ extension SessionCore {
             subscribe = inCycle && listen > .zero
             read = inCycle
         }
+        enqueueDescriptorReads(list)
         if subscribe {
             for mc in list where mc.canNotify {
                 setupQueue.append(.subscribe(mc))
@@ -143,7 +144,8 @@ extension SessionCore {
             discovery.append(HomeAssistantDiscovery.Characteristic(
                 service: mc.key.service, characteristic: mc.key.characteristic, uuid: mc.uuid, format: mc.format,
                 canNotify: mc.canNotify, canRead: mc.canRead, canWrite: canWrite, configured: entry != nil,
-                press: entry?.press, range: entry?.range))
+                press: entry?.press, range: entry?.range, presentation: mc.presentation,
+                userDescription: mc.userDescription))
         }
         let segments = services
             .filter { GattMapping.listsService($0, device: device.config) }

@@ -84,7 +84,7 @@ extension SessionCore {
         guard let op else { return }
         switch op {
         case .command(let command): execute(command, attempt: generation)
-        case .read, .subscribe, .setupDone, .pair:
+        case .read, .subscribe, .readDescriptor, .setupDone, .pair:
             // First in line: the queue runs it next.
             if setupRunning { setupQueue.insert(op, at: 0) } else { workQueue.insert(op, at: 0) }
         }
@@ -107,7 +107,7 @@ extension SessionCore {
         case .subscribe(let mc):
             log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed")
             subscribeFailures += 1
-        case .setupDone, .pair:
+        case .readDescriptor, .setupDone, .pair:
             break
         }
     }
@@ -125,6 +125,7 @@ extension SessionCore {
         case .read(let mc, _): "ReadValue \(mc.key.service)/\(mc.key.characteristic)"
         case .subscribe(let mc): "StartNotify \(mc.key.service)/\(mc.key.characteristic)"
         case .command(let c): "\(c.operation == .set ? "/set" : "/get") \(c.service)/\(c.characteristic)"
+        case .readDescriptor(let mc, _, _): "ReadValue of a descriptor of \(mc.key.service)/\(mc.key.characteristic)"
         case .setupDone: "setup"
         case .pair: "Pair"
         }

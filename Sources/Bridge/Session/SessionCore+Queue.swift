@@ -35,6 +35,9 @@ extension SessionCore {
             if unreadable.contains(mc.uuid.uuidString) { return }
             inFlight = true
             emit(.read(mc, initial: initial, attempt: attempt))
+        case .readDescriptor(let mc, let kind, let path):
+            inFlight = true
+            emit(.readDescriptor(mc, kind, path: path, attempt: attempt))
         case .command(let command):
             commandCount -= 1
             execute(command, attempt: attempt)
@@ -53,6 +56,8 @@ extension SessionCore {
             // Answered whatever happened to the link meanwhile: it was sent.
             if let readValue { emit(.publishRead(path: readValue.path, value: readValue.value)) }
             emit(.respond(command, result))
+        case .descriptor(let mc, let kind, let result):
+            descriptorRead(mc, kind, result, attempt: attempt)
         case .subscribed(let mc, let error, let acquired):
             guard attempt == generation else {
                 // A socket of an earlier connection: closed, so BlueZ stops it.

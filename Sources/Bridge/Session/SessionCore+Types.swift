@@ -61,6 +61,10 @@ extension SessionCore {
             var path: String
             var uuid: BluetoothUUID
             var properties: CharacteristicProperties
+            /// Its Presentation Format descriptor (0x2904), if it has one.
+            var presentationFormat: String? = nil
+            /// Its User Description descriptor (0x2901), if it has one.
+            var userDescription: String? = nil
         }
 
         var connected: Bool
@@ -83,6 +87,10 @@ extension SessionCore {
         case subscribe(MappedCharacteristic, acquire: Bool, attempt: Int)
         /// `ReadValue` of the setup or a poll; completes as ``GattOutcome/read(_:initial:_:linkDropped:)``.
         case read(MappedCharacteristic, initial: Bool, attempt: Int)
+        /// A descriptor's `ReadValue` (SPEC §11); completes as ``GattOutcome/descriptor(_:_:_:)``.
+        case readDescriptor(MappedCharacteristic, DescriptorKind, path: String, attempt: Int)
+        /// Decode a characteristic's values by its presentation format (from now on).
+        case present(path: String, PresentationFormat)
         /// A command's `ReadValue` or `WriteValue`; completes as ``GattOutcome/command(_:_:readValue:)``.
         case command(CommandJob, attempt: Int)
         /// Close an `AcquireNotify` socket (BlueZ's StopNotify), at once.
@@ -119,5 +127,7 @@ extension SessionCore {
         /// The time left before the command's deadline.
         var timeout: Duration
         var transaction: JSONValue?
+        /// A read's presentation format (0x2904), which decodes its value before ``format``.
+        var presentation: PresentationFormat? = nil
     }
 }

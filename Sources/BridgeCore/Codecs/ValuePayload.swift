@@ -9,6 +9,16 @@ public enum ValuePayload {
         return buffer
     }
 
+    /// The payload for a value decoded by the characteristic's presentation format (0x2904) when
+    /// there is one and the bytes fit it, else with `format`.
+    public static func make(raw: some Collection<UInt8>, format: ValueFormat, presentation: PresentationFormat?) -> [UInt8] {
+        guard let presentation, let value = presentation.decodeIfValid(raw) else { return make(raw: raw, format: format) }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(32 + 2 * raw.count)
+        append(raw: raw, value: value, to: &buffer)
+        return buffer
+    }
+
     /// Appends the payload for `raw` decoded with `format` to `buffer`.
     public static func append(raw: some Collection<UInt8>, format: ValueFormat, to buffer: inout [UInt8]) {
         appendRaw(raw, to: &buffer)

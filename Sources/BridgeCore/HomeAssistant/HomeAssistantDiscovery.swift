@@ -42,13 +42,20 @@ public enum HomeAssistantDiscovery {
         public var press: [UInt8]?
         /// `min` / `max` of a `number` entity.
         public var range: ClosedRange<Double>?
+        /// Its Presentation Format descriptor (0x2904) when no `format` is configured: values are
+        /// decoded by it, its unit gives the entity's unit and device class.
+        public var presentation: PresentationFormat?
+        /// Its User Description (0x2901) when no `name` is configured: the entity's name.
+        public var userDescription: String?
 
         /// Creates a description.
         public init(
             service: String, characteristic: String, uuid: BluetoothUUID, format: ValueFormat, canNotify: Bool,
             canRead: Bool, canWrite: Bool = false, configured: Bool = false, press: [UInt8]? = nil,
-            range: ClosedRange<Double>? = nil
+            range: ClosedRange<Double>? = nil, presentation: PresentationFormat? = nil, userDescription: String? = nil
         ) {
+            self.presentation = presentation
+            self.userDescription = userDescription
             self.service = service
             self.characteristic = characteristic
             self.uuid = uuid

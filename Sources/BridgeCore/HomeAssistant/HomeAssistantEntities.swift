@@ -61,11 +61,17 @@ struct HomeAssistantEntities {
 
     private func add(_ c: Characteristic, to result: inout JSONObject) {
         let object = HomeAssistantDiscovery.sanitize(c.service + "_" + c.characteristic)
-        let kind = HomeAssistantSensorKind(format: c.format)
+        let kind = Self.kind(of: c)
         // A 128-bit UUID segment is named by its first 8 digits (`5e1f0002`), as tools show them.
-        let name = kind?.name ?? (c.characteristic.count == 36 ? String(c.characteristic.prefix(8)) : c.characteristic)
-        // Entity ids name what the value is when the segment is only its UUID (`sensor.env_temperature`).
-        let idPart = (c.characteristic == c.uuid.shortForm ? kind?.key : nil) ?? c.characteristic
+        let segmentName = c.characteristic.count == 36 ? String(c.characteristic.prefix(8)) : c.characteristic
+        // The peripheral's own name (0x2901) first; a presentation format names only what its unit says.
+        let kindName = c.presentation == nil || kind?.deviceClass != nil ? kind?.name : nil
+        let name = c.userDescription ?? kindName ?? segmentName
+        // Entity ids name what the value is when the segment is only its SIG UUID (`sensor.env_temperature`);
+        // described custom characteristics keep their UUID (two temperatures do not collide).
+        let sigKey = c.uuid.uuid16 != nil && kind?.deviceClass != nil
+        let idPart = (c.characteristic == c.uuid.shortForm && (c.presentation == nil || sigKey) ? kind?.key : nil)
+            ?? c.characteristic
         let valueTopic = topics.value(device: peripheral.device, service: c.service, characteristic: c.characteristic)
         let setTopic = topics.set(device: peripheral.device, service: c.service, characteristic: c.characteristic)
         let observable = c.canRead || c.canNotify
@@ -130,6 +136,10 @@ struct HomeAssistantEntities {
         var sensor = entity("sensor", object: object, name: name, entity: id)
         sensor.append("state_topic", .string(topic))
         if let kind { apply(kind, to: &sensor) }
+        if let presentation = c.presentation {
+            sensor.append("value_template", .string(Self.template(presentation)))
+            return sensor
+        }
         switch c.format {
         case .heartRateMeasurement:
             sensor.append("value_template", .string("{{ value_json.value.bpm if value_json.value is mapping else None }}"))
@@ -153,6 +163,27 @@ struct HomeAssistantEntities {
             sensor.append("value_template", .string(Self.numericTemplate))
         }
         return sensor
+    }
+
+    /// The sensor kind of a characteristic: by its presentation format when it has one (no kind
+    /// for text and booleans), else by its format. A SIG characteristic whose presentation unit
+    /// gives no device class (2A19 battery level says only "percentage") keeps its SIG kind.
+    static func kind(of c: Characteristic) -> HomeAssistantSensorKind? {
+        let sig = HomeAssistantSensorKind(format: c.format)
+        guard let presentation = c.presentation else { return sig }
+        let described = HomeAssistantSensorKind(presentation: presentation)
+        if described?.deviceClass == nil, let sig, sig.deviceClass != nil, sig.unit != nil { return sig }
+        return described
+    }
+
+    /// The `value_template` of a value decoded by a presentation format.
+    static func template(_ presentation: PresentationFormat) -> String {
+        if presentation.isNumeric { return numericTemplate }
+        switch presentation.format {
+        case .utf8s, .utf16s: return "{{ value_json.value[:255] }}"
+        case .boolean: return "{{ value_json.value if value_json.value is boolean else None }}"
+        default: return "{{ value_json.value | tojson }}"
+        }
     }
 
     /// An entity's common keys; `entity`: the id's part after the device (default: `object`).

@@ -82,3 +82,24 @@ public struct HomeAssistantSensorKind: Sendable, Hashable {
         }
     }
 }
+
+extension HomeAssistantSensorKind {
+    /// The kind of a characteristic decoded by its presentation format (0x2904): the unit and
+    /// device class of ``PresentationUnit``, a display precision from a negative exponent; `nil`
+    /// for formats that do not decode to numbers.
+    public init?(presentation: PresentationFormat) {
+        guard presentation.isNumeric else { return nil }
+        let unit = presentation.homeAssistantUnit
+        let key = unit?.deviceClass ?? "value"
+        self.init(
+            key: key, name: unit?.deviceClass.map(Self.displayName) ?? "Value", deviceClass: unit?.deviceClass,
+            unit: unit?.unit, stateClass: unit?.stateClass ?? "measurement",
+            precision: presentation.appliesExponent && presentation.exponent < 0 ? -Int(presentation.exponent) : nil)
+    }
+
+    /// `sound_pressure` → `Sound pressure`.
+    static func displayName(_ deviceClass: String) -> String {
+        let words = deviceClass.split(separator: "_").joined(separator: " ")
+        return words.prefix(1).uppercased() + words.dropFirst()
+    }
+}

@@ -109,6 +109,11 @@ extension FakeCentral {
         try await record("ReadValue", characteristic, timeout: timeout, gatt: true)
     }
 
+    /// Answered with the value given to ``addDescriptor(characteristic:uuid:value:)``.
+    func readDescriptor(_ descriptor: String, timeout: Duration?) async throws(BlueZError) -> [UInt8] {
+        try await record("ReadDescriptor", descriptor, timeout: timeout, gatt: true)
+    }
+
     func writeValue(
         characteristic: String, value: [UInt8], type: GattWriteType, timeout: Duration?
     ) async throws(BlueZError) {

@@ -98,6 +98,17 @@ final class FakeCentral: BluetoothCentral {
         return path
     }
 
+    /// A descriptor below a characteristic (path `…/descNNNN`), read as `value`; returns its path.
+    @discardableResult
+    func addDescriptor(characteristic: String, uuid: String, value: [UInt8], signal: Bool = false) -> String {
+        let n = withTree { $0.paths(with: BlueZ.gattDescriptor, below: characteristic).count }
+        let path = characteristic + "/desc" + String(0xd0 + n, radix: 16)
+        add(path: path, BlueZ.gattDescriptor, ["UUID": .string(Self.long(uuid)), "Characteristic": .objectPath(characteristic)],
+            signal: signal)
+        state.withLock { $0.values[path] = value }
+        return path
+    }
+
     static func long(_ short: String) -> String {
         short.count == 4 ? "0000\(short)-0000-1000-8000-00805f9b34fb" : short.lowercased()
     }
