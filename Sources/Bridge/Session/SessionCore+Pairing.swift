@@ -19,6 +19,8 @@ extension SessionCore {
         var failure: BlueZError?
         /// Pair before the setup of the next connection (the last one dropped with a refusal).
         var onConnect = false
+        /// The read whose refusal (and dropped link) asked for ``onConnect``.
+        var onConnectFor: MappedCharacteristic?
         /// A pairing of this session failed (kept across connections): a device with `pairing: none` is not
         /// paired again (BlueZ cannot pair it), or every connection would pair, read, be dropped and start over.
         var everFailed = false
@@ -68,20 +70,23 @@ extension SessionCore {
         pairing.running = false
         inFlight = false
         pairing.onConnect = false
-        let op = pairing.retry
+        let retry = pairing.retry
+        // A pairing before the setup stands for the read whose refusal asked for it.
+        let refusedRead = pairing.onConnectFor
         pairing.retry = nil
+        pairing.onConnectFor = nil
         // AlreadyExists: bonded already (the refusal was not for lack of a bond): as a success, the retry decides.
         if let error, error.code != .alreadyExists {
             pairing.failure = error
             pairing.everFailed = true
             log(.warning, "\(device.address): pairing failed: \(error)\(pairingMode == .passkey ? " (is the passkey right?)" : ""); not again on this connection")
-            if let op { failAfterPairing(op, error) }
+            if let op = retry ?? refusedRead.map({ .read($0, initial: true) }) { failAfterPairing(op, error) }
             return
         }
         pairing.pairedThisConnection = true
-        log(.notice, "\(device.address): paired and bonded\(op.map { "; \(Self.describe($0)) again" } ?? "")")
+        log(.notice, "\(device.address): paired and bonded\(retry.map { "; \(Self.describe($0)) again" } ?? "")")
         emit(.report(.paired))
-        guard let op else { return }
+        guard let op = retry else { return }
         switch op {
         case .command(let command): execute(command, attempt: generation)
         case .read, .subscribe, .readDescriptor, .setupDone, .pair:
@@ -102,7 +107,7 @@ extension SessionCore {
             // pairing: none and BlueZ cannot pair it: never read it again (as before pairing existed).
             if pairingMode == .none, unreadable.insert(mc.uuid.uuidString).inserted {
                 emit(.report(.unreadable(uuid: mc.uuid.uuidString)))
-                log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed: not reading it again")
+                log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) was refused and needs pairing, which failed: not reading it again")
             }
         case .subscribe(let mc):
             log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed")
@@ -114,9 +119,10 @@ extension SessionCore {
 
     /// A new connection: pairing may be tried again.
     mutating func resetPairingForConnection() {
-        let (onConnect, everFailed) = (pairing.onConnect, pairing.everFailed)
+        let (onConnect, onConnectFor, everFailed) = (pairing.onConnect, pairing.onConnectFor, pairing.everFailed)
         pairing = PairingState()
         pairing.onConnect = onConnect
+        pairing.onConnectFor = onConnectFor
         pairing.everFailed = everFailed
     }
 

@@ -83,6 +83,7 @@ extension SessionCore {
                 // Real 5.66 tries to pair on its own and drops the link: pair first on the next connection.
                 if linkDropped, pairingAllowed, pairingFailure == nil, !givenUp, !pairOnConnect {
                     pairOnConnect = true
+                    pairing.onConnectFor = mc
                     log(.notice, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) and the link dropped: pairing on the next connection")
                     return
                 }
