@@ -32,9 +32,10 @@ extension SessionCore {
     /// The configured pairing of the device (`none` when not configured).
     var pairingMode: BridgeConfig.Device.Pairing { device.config?.pairing ?? .none }
 
-    /// Whether the bridge pairs this device when an operation needs it (it always may try: BlueZ pairs Just Works
-    /// without asking the agent when the bridge starts the pairing; the agent answers only for configured devices).
-    var pairingAllowed: Bool { true }
+    /// Whether the bridge pairs this device when an operation needs it: a configured device (a `devices` entry;
+    /// `pairing: none` pairs Just Works then). A device the bridge found by its services only is never bonded
+    /// (nor trusted) by the bridge: its refused characteristics are remembered as before.
+    var pairingAllowed: Bool { device.config != nil }
 
     var pairingFailure: BlueZError? { pairing.failure }
 
