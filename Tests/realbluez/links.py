@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Links of one peripheral to several central adapters, over time (checks/80-adapters.sh).
+Runs INSIDE the VM with Debian's /usr/bin/python3 + python3-dbus + python3-gi.
+
+  links.py sample OUT NAME=PATH...   until SIGTERM: every 0.1 s, Device1.Connected of each PATH
+                                     (Get: bluetoothd 5.66 does not signal Connected: true on a
+                                     central's object, README "Real BlueZ 5.66"), and every
+                                     PropertiesChanged {Connected} of those paths as it arrives;
+                                     one line each to OUT:
+                                       <unix t> sample NAME=1|0|- ...   (- : no such object)
+                                       <unix t> signal NAME 1|0
+  links.py analyze OUT GROUP...      GROUP = NAME,NAME: the objects of one side whose links must
+                                     never be up at once (the central side: the peripheral's
+                                     object on each central adapter; the peripheral side: the
+                                     peripheral adapter's object of each central). Fails when a
+                                     sample, or the state rebuilt from the signals between
+                                     samples, has two of a group connected. Last line: the summary.
+"""
+import signal
+import sys
+import time
+
+
+def die(msg):
+    print(' '.join(str(msg).split()))
+    sys.exit(1)
+
+
+def sample(out, specs):
+    import dbus
+    import dbus.mainloop.glib
+    from gi.repository import GLib
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bus = dbus.SystemBus()
+    names = {}
+    for spec in specs:
+        name, path = spec.split('=', 1)
+        names[path] = name
+    f = open(out, 'a', buffering=1)
+
+    def get(path):
+        try:
+            props = dbus.Interface(bus.get_object('org.bluez', path), 'org.freedesktop.DBus.Properties')
+            return '1' if bool(props.Get('org.bluez.Device1', 'Connected')) else '0'
+        except dbus.exceptions.DBusException:
+            return '-'
+
+    def tick():
+        f.write('%.6f sample %s\n' % (time.time(), ' '.join('%s=%s' % (n, get(p)) for p, n in names.items())))
+        return True
+
+    def changed(iface, props, _inval, path=None):
+        if iface == 'org.bluez.Device1' and 'Connected' in props and str(path) in names:
+            f.write('%.6f signal %s %s\n' % (time.time(), names[str(path)], '1' if bool(props['Connected']) else '0'))
+
+    bus.add_signal_receiver(changed, dbus_interface='org.freedesktop.DBus.Properties',
+                            signal_name='PropertiesChanged', bus_name='org.bluez', path_keyword='path')
+    loop = GLib.MainLoop()
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, lambda: loop.quit() or False)
+    tick()
+    GLib.timeout_add(100, tick)
+    loop.run()
+    tick()
+    f.close()
+
+
+def analyze(out, groups):
+    groups = [g.split(',') for g in groups]
+    state = {}
+    n_samples = n_signals = 0
+    first = last = None
+    bad = []
+    ups = {}          # name -> number of times it went from 0 to 1 (sampled or signalled)
+    seen = set()
+    try:
+        lines = open(out).read().splitlines()
+    except FileNotFoundError:
+        die('no samples: %s does not exist (the sampler did not run)' % out)
+
+    def note(t, name, v, how):
+        if v == '1' and state.get(name) != '1':
+            ups[name] = ups.get(name, 0) + 1
+        state[name] = v
+        seen.add(name)
+        for g in groups:
+            up = [n for n in g if state.get(n) == '1']
+            if len(up) > 1:
+                bad.append('%.3f (%s): %s connected at once' % (t, how, ' and '.join(up)))
+
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        t = float(parts[0])
+        first = t if first is None else first
+        last = t
+        if parts[1] == 'sample':
+            n_samples += 1
+            for kv in parts[2:]:
+                name, v = kv.split('=', 1)
+                note(t, name, v, 'sample')
+        elif parts[1] == 'signal' and len(parts) == 4:
+            n_signals += 1
+            note(t, parts[2], parts[3], 'signal')
+    if n_samples < 2:
+        die('only %d sample(s) in %s: the sampler did not run' % (n_samples, out))
+    for b in bad[:5]:
+        print('TWO LINKS at %s' % b)
+    summary = '%d samples and %d Connected signals over %.1fs; links up (0->1): %s' % (
+        n_samples, n_signals, last - first, ', '.join('%s %d' % (n, ups.get(n, 0)) for g in groups for n in g))
+    if not ups:
+        die('no link seen at all (every object disconnected or absent): %s' % summary)
+    if bad:
+        die('%d moment(s) with two links, the first at %s; %s' % (len(bad), bad[0], summary))
+    print('never two links at once: %s' % summary)
+
+
+if __name__ == '__main__':
+    if len(sys.argv) < 4 or sys.argv[1] not in ('sample', 'analyze'):
+        die(__doc__)
+    (sample if sys.argv[1] == 'sample' else analyze)(sys.argv[2], sys.argv[3:])
