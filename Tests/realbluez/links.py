@@ -15,6 +15,10 @@ Runs INSIDE the VM with Debian's /usr/bin/python3 + python3-dbus + python3-gi.
                                      peripheral adapter's object of each central). Fails when a
                                      sample, or the state rebuilt from the signals between
                                      samples, has two of a group connected. Last line: the summary.
+  links.py steady OUT T0 SECONDS NAME=V...
+                                     every sample in the SECONDS after unix time T0 (waits for
+                                     them) has NAME=V for each NAME given (V: 1, 0 or -, or
+                                     several separated by |, e.g. 0|-)
 """
 import signal
 import sys
@@ -115,7 +119,40 @@ def analyze(out, groups):
     print('never two links at once: %s' % summary)
 
 
+def steady(out, t0, seconds, wants):
+    """Every sample from t0 for `seconds` (waits for them) has NAME=V for each of wants."""
+    t0, seconds = float(t0), float(seconds)
+    want = dict(w.split('=', 1) for w in wants)
+    deadline = time.time() + seconds + 30
+
+    def samples():
+        got = []
+        try:
+            for line in open(out).read().splitlines():
+                parts = line.split()
+                if len(parts) >= 3 and parts[1] == 'sample' and float(parts[0]) >= t0:
+                    got.append((float(parts[0]), dict(kv.split('=', 1) for kv in parts[2:])))
+        except FileNotFoundError:
+            pass
+        return got
+
+    got = samples()
+    while (not got or got[-1][0] < t0 + seconds) and time.time() < deadline:
+        time.sleep(0.5)
+        got = samples()
+    got = [g for g in got if g[0] <= t0 + seconds]
+    if not got or got[-1][0] < t0 + seconds - 1:
+        die('only %d sample(s) in the %gs after t0 (the sampler stopped?)' % (len(got), seconds))
+    for t, vals in got:
+        off = ['%s=%s' % (n, vals.get(n)) for n, v in want.items() if vals.get(n) not in v.split('|')]
+        if off:
+            die('+%.1fs after t0: %s (expected %s)' % (t - t0, ' '.join(off), ' '.join(wants)))
+    print('%d samples over %gs after t0: %s throughout' % (len(got), seconds, ' '.join(wants)))
+
+
 if __name__ == '__main__':
-    if len(sys.argv) < 4 or sys.argv[1] not in ('sample', 'analyze'):
+    cmds = {'sample': lambda a: sample(a[0], a[1:]), 'analyze': lambda a: analyze(a[0], a[1:]),
+            'steady': lambda a: steady(a[0], a[1], a[2], a[3:])}
+    if len(sys.argv) < 4 or sys.argv[1] not in cmds:
         die(__doc__)
-    (sample if sys.argv[1] == 'sample' else analyze)(sys.argv[2], sys.argv[3:])
+    cmds[sys.argv[1]](sys.argv[2:])
