@@ -167,6 +167,14 @@ ma_link_found() {
   "${MA_LINKS_TOOL[@]}" sample "$MA_LINKS" "c-${MA_NAMES[0]}=$(ma_dev "${MA_NAMES[0]}")" "c-${MA_NAMES[1]}=$(ma_dev "${MA_NAMES[1]}")" "${periph_objs[@]}" \
     > "$SUITE/adapters-links.err" 2>&1 &
   MA_SAMPLER_PID=$!
+  # python with gi starts slowly under TCG: the power-off must not come before the first sample
+  for n in $(seq 1 150); do
+    grep -q " sample .*c-$MA_FIRST=1" "$MA_LINKS" 2>/dev/null && break
+    kill -0 "$MA_SAMPLER_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  grep -q " sample .*c-$MA_FIRST=1" "$MA_LINKS" 2>/dev/null \
+    || fail "the link sampler has no sample with $MA_FIRST connected after 30 s: $(tail -n 2 "$MA_LINKS" 2>&1 | tr '\n' ' ') $(head -c 300 "$SUITE/adapters-links.err")" || return
   echo "the link is on $MA_FIRST (bridge/devices, Device1.Connected, health_check agree); sampling the links of both adapters"
 }
 
@@ -265,7 +273,8 @@ ma_one_link() {
   [ -n "$MA_SAMPLER_PID" ] || fail "not run: the links were not sampled (adapters_link_found)" || return
   kill -TERM "$MA_SAMPLER_PID" 2>/dev/null; wait "$MA_SAMPLER_PID" 2>/dev/null; MA_SAMPLER_PID=
   [ -s "$SUITE/adapters-links.err" ] && head -n 5 "$SUITE/adapters-links.err"
-  "${MA_LINKS_TOOL[@]}" analyze "$MA_LINKS" "c-${MA_NAMES[0]},c-${MA_NAMES[1]}" "p-${MA_NAMES[0]},p-${MA_NAMES[1]}"
+  "${MA_LINKS_TOOL[@]}" analyze "$MA_LINKS" "c-${MA_NAMES[0]},c-${MA_NAMES[1]}" "p-${MA_NAMES[0]},p-${MA_NAMES[1]}" \
+    ${MA_FIRST:+--move "c-$MA_FIRST" "c-$MA_SECOND"}
 }
 
 # the suite's bridge again with the suite's config (whatever happened above), for 90-shutdown
