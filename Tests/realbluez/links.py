@@ -15,9 +15,9 @@ Runs INSIDE the VM with Debian's /usr/bin/python3 + python3-dbus + python3-gi.
                                      object on each central adapter; the peripheral side: the
                                      peripheral adapter's object of each central). Fails when a
                                      sample, or the state rebuilt from the signals between
-                                     samples, has two of a group connected. --move: the first
-                                     sample has FROM connected and a later one TO (the samples
-                                     cover a move). Last line: the summary.
+                                     samples, has two of a group connected. --move: a sample has
+                                     FROM connected and a later one TO (the samples cover a
+                                     move). Last line: the summary.
   links.py steady OUT T0 SECONDS NAME=V...
                                      every sample in the SECONDS after unix time T0 (waits for
                                      them) has NAME=V for each NAME given (V: 1, 0 or -, or
@@ -77,8 +77,7 @@ def analyze(out, args):
         i = args.index('--move')
         move, args = args[i + 1:i + 3], args[:i] + args[i + 3:]
     groups = [g.split(',') for g in args]
-    first_sample = None
-    moved_at = None
+    from_at = moved_at = None
     state = {}
     n_samples = n_signals = 0
     first = last = None
@@ -110,8 +109,9 @@ def analyze(out, args):
         if parts[1] == 'sample':
             n_samples += 1
             vals = dict(kv.split('=', 1) for kv in parts[2:])
-            first_sample = first_sample or vals
-            if move and moved_at is None and vals.get(move[1]) == '1':
+            if move and from_at is None and vals.get(move[0]) == '1':
+                from_at = t
+            if move and from_at is not None and moved_at is None and vals.get(move[1]) == '1':
                 moved_at = t
             for name, v in vals.items():
                 note(t, name, v, 'sample')
@@ -126,11 +126,11 @@ def analyze(out, args):
         n_samples, n_signals, last - first, ', '.join('%s %d' % (n, ups.get(n, 0)) for g in groups for n in g))
     if not ups:
         die('no link seen at all (every object disconnected or absent): %s' % summary)
-    if move and first_sample.get(move[0]) != '1':
-        die('the first sample has %s=%s, not 1: the samples do not cover the link before the move; %s' % (
-            move[0], first_sample.get(move[0]), summary))
+    if move and from_at is None:
+        die('no sample with %s=1: the samples do not cover the link before the move; %s' % (move[0], summary))
     if move and moved_at is None:
-        die('no sample with %s=1: the samples do not cover the link after the move; %s' % (move[1], summary))
+        die('no sample with %s=1 after one with %s=1: the samples do not cover the move; %s' % (
+            move[1], move[0], summary))
     if bad:
         die('%d moment(s) with two links, the first at %s; %s' % (len(bad), bad[0], summary))
     print('never two links at once: %s' % summary)

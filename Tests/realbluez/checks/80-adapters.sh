@@ -12,9 +12,10 @@
 #      then online, values again, bridge/devices and health_check name the other adapter, the
 #      object on the powered-off adapter is not connected, the bridge leaves it off;
 #   3. powered on again: the bridge takes it back in use (its log) and the link stays where it is;
-#   4. over 1-3, never two links at once: Device1.Connected of the peripheral's object on both
-#      central adapters, and of the peripheral adapter's objects of both centrals, sampled every
-#      0.1 s plus every Connected signal (links.py, suite/adapters-links.txt);
+#   4. from before that bridge starts, never two links at once: Device1.Connected of the
+#      peripheral's object on both central adapters, and of the peripheral adapter's objects of
+#      both centrals, sampled every 0.1 s plus every Connected signal (links.py,
+#      suite/adapters-links.txt);
 #   5. the suite's bridge again with the suite's config (always), online, for 90-shutdown.
 
 requires_bridge
@@ -114,7 +115,28 @@ ma_config() {
   echo "adapters: [${MA_NAMES[0]}, ${MA_NAMES[1]}] (spare central $other, $other_addr; RB_OTHER_ADAPTERS='$RB_OTHER_ADAPTERS'); check-config accepts $MA_CONFIG"
 }
 
-# stop the suite's bridge (its link goes down), start the one with both adapters
+# ma_start_sampler: links.py sampling the links of both sides (the peripheral's object on each
+# central; each central's object on the peripheral's adapter) until ma_one_link; waits for its
+# first sample (python with gi starts slowly under TCG)
+ma_start_sampler() {
+  local n addr objs=()
+  for n in "${MA_NAMES[@]}"; do
+    addr=$("${TOOL[@]}" dbus-get "/org/bluez/$n" org.bluez.Adapter1 Address) || fail "$addr" || return
+    addr=${addr//\"/}
+    objs+=("c-$n=$(ma_dev "$n")" "p-$n=$RB_PERIPH_ADAPTER/dev_${addr//:/_}")
+  done
+  "${MA_LINKS_TOOL[@]}" sample "$MA_LINKS" "${objs[@]}" > "$SUITE/adapters-links.err" 2>&1 &
+  MA_SAMPLER_PID=$!
+  for n in $(seq 1 150); do
+    grep -q ' sample ' "$MA_LINKS" 2>/dev/null && { echo "link sampler running (pid $MA_SAMPLER_PID): ${objs[*]}"; return 0; }
+    kill -0 "$MA_SAMPLER_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  fail "the link sampler wrote no sample within 30 s: $(head -c 300 "$SUITE/adapters-links.err" 2>&1)"
+}
+
+# stop the suite's bridge (its link goes down), start the one with both adapters (the links
+# sampled from before it starts)
 ma_bridge_start() {
   local n c
   [ ${#MA_NAMES[@]} = 2 ] || fail "not run: $MA_NOT_READY" || return
@@ -128,6 +150,7 @@ ma_bridge_start() {
       "${TOOL[@]}" dbus-wait "$(ma_dev "$n")" org.bluez.Device1 Connected false 15 || return
     fi
   done
+  ma_start_sampler || return
   rx_start_bridge "$MA_CONFIG" || return
   MA_T_START=$RX_START_T0
   MA_NOT_READY=
@@ -143,10 +166,10 @@ ma_online() {
   echo "availability online +$(rx_diff "$t_on" "$MA_T_START")s after the start, 3 heart rate values after it"
 }
 
-# which adapter holds the link: bridge/devices and BlueZ agree, exactly one object connected;
-# then start sampling the links for the rest of the group
+# which adapter holds the link: bridge/devices and BlueZ agree, exactly one object connected,
+# and the link sampler saw it
 ma_link_found() {
-  local e adapter c0 c1 h other_path periph_objs=() n
+  local e adapter c0 c1 h
   ma_need || return
   e=$(ma_wait_devices any 20) || fail "$e" || return
   adapter=$("$PY" -c 'import json,sys; print(json.loads(sys.argv[1])["adapter"])' "$e")
@@ -159,23 +182,9 @@ ma_link_found() {
   h=$(ma_health) || fail "$h" || return
   json_expect "$h" 'v["devices"]["'"$DEV"'"]["adapter"] == "'"$MA_FIRST"'" and set(v["slots"]) >= {"'"$MA_FIRST"'", "'"$MA_SECOND"'"} and v["slots"]["'"$MA_FIRST"'"]["in_use"] == 1 and v["slots"]["'"$MA_SECOND"'"]["in_use"] == 0' \
     "health_check: devices.$DEV.adapter $MA_FIRST, slots of both adapters, one in use on $MA_FIRST" || fail "$h" || return
-  # the links of both sides: the peripheral's object on each central, each central's object on the peripheral's adapter
-  for n in "${MA_NAMES[@]}"; do
-    other_path=$("${TOOL[@]}" dbus-get "/org/bluez/$n" org.bluez.Adapter1 Address | tr -d '"' | tr : _)
-    periph_objs+=("p-$n=$RB_PERIPH_ADAPTER/dev_$other_path")
-  done
-  "${MA_LINKS_TOOL[@]}" sample "$MA_LINKS" "c-${MA_NAMES[0]}=$(ma_dev "${MA_NAMES[0]}")" "c-${MA_NAMES[1]}=$(ma_dev "${MA_NAMES[1]}")" "${periph_objs[@]}" \
-    > "$SUITE/adapters-links.err" 2>&1 &
-  MA_SAMPLER_PID=$!
-  # python with gi starts slowly under TCG: the power-off must not come before the first sample
-  for n in $(seq 1 150); do
-    grep -q " sample .*c-$MA_FIRST=1" "$MA_LINKS" 2>/dev/null && break
-    kill -0 "$MA_SAMPLER_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  grep -q " sample .*c-$MA_FIRST=1" "$MA_LINKS" 2>/dev/null \
-    || fail "the link sampler has no sample with $MA_FIRST connected after 30 s: $(tail -n 2 "$MA_LINKS" 2>&1 | tr '\n' ' ') $(head -c 300 "$SUITE/adapters-links.err")" || return
-  echo "the link is on $MA_FIRST (bridge/devices, Device1.Connected, health_check agree); sampling the links of both adapters"
+  [ -n "$MA_SAMPLER_PID" ] && grep -q " sample .*c-$MA_FIRST=1" "$MA_LINKS" 2>/dev/null \
+    || fail "the link sampler (started with the bridge) has no sample with $MA_FIRST connected: $(tail -n 1 "$MA_LINKS" 2>&1) $(head -c 300 "$SUITE/adapters-links.err" 2>&1)" || return
+  echo "the link is on $MA_FIRST (bridge/devices, Device1.Connected, health_check agree; sampled)"
 }
 
 # power off the adapter that holds the link
@@ -270,7 +279,7 @@ ma_power_on_kept() {
 
 # never two links at once, over the whole group
 ma_one_link() {
-  [ -n "$MA_SAMPLER_PID" ] || fail "not run: the links were not sampled (adapters_link_found)" || return
+  [ -n "$MA_SAMPLER_PID" ] || fail "not run: the links were not sampled (adapters_bridge_start)" || return
   kill -TERM "$MA_SAMPLER_PID" 2>/dev/null; wait "$MA_SAMPLER_PID" 2>/dev/null; MA_SAMPLER_PID=
   [ -s "$SUITE/adapters-links.err" ] && head -n 5 "$SUITE/adapters-links.err"
   "${MA_LINKS_TOOL[@]}" analyze "$MA_LINKS" "c-${MA_NAMES[0]},c-${MA_NAMES[1]}" "p-${MA_NAMES[0]},p-${MA_NAMES[1]}" \
