@@ -82,7 +82,9 @@ extension SupervisorCore {
     mutating func connectStored(
         only address: String? = nil, holdingScan: Bool = false, now: BridgeInstant, tree: Tree, _ out: inout [Action]
     ) {
-        for p in stored where (address == nil || p.address == address) && clusterServes(address: p.address) {
+        for p in stored where (address == nil || p.address == address) && clusterServes(address: p.address)
+            && sessionOf[p.address] == nil
+        {
             guard let adapter = storedAdapter(tree) else { return }
             let objects = self.objects(of: p.address, tree: tree)
             if let first = objects.first {

@@ -116,7 +116,17 @@ extension SupervisorCore {
             out.append(.log(.info, "\(address): through \(chosen) (heard: \(heard))"))
             return dev
         }
-        let best = candidates.max { ($0.rssi ?? Int.min) < ($1.rssi ?? Int.min) } ?? seen
+        // 127 is BlueZ's "no valid RSSI" (btvirt reports nothing else): not the strongest.
+        let valid = { (dev: BlueZDevice) in dev.rssi.flatMap { $0 == 127 ? nil : $0 } ?? Int.min }
+        let free = freeSlots(tree)
+        if candidates.allSatisfy({ valid($0) == Int.min }) {
+            // No adapter reports a strength: the one with the most free slots (ties: the first).
+            var pick = candidates[0]
+            for dev in candidates.dropFirst() where (free[on(dev)] ?? 0) > (free[on(pick)] ?? 0) { pick = dev }
+            out.append(.log(.info, "\(address): no adapter reports a valid RSSI (heard: \(heard)); through \(on(pick)), the one with the most free slots"))
+            return pick
+        }
+        let best = candidates.max { valid($0) < valid($1) } ?? seen
         out.append(.log(.info, "\(address): no adapter that hears it has a free slot (heard: \(heard)); waiting on \(on(best))"))
         return best
     }
