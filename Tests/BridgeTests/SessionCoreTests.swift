@@ -52,6 +52,9 @@ import Testing
         #expect(f.core.setupQueue.isEmpty && f.core.notifying.isEmpty)
         f.expect(try f.subscribed("2a19", attempt: 1, acquired: true), F.disconnected, at: 3.1, ["releaseNotify 180f/2a19"])
         #expect(f.core.acquired.isEmpty && f.core.notifying.isEmpty)
+        // A StartNotify BlueZ took for that connection is stopped (bluetoothd would keep the session for the next
+        // one and refuse its AcquireNotify with InProgress, as the real stack did).
+        f.expect(try f.subscribed("2a37", attempt: 1), F.disconnected, at: 3.15, ["shutDown stopNotify [\"180d/2a37\"] disconnect false"])
         // The backoff ends: a new attempt.
         let retry = try #require(f.core.nextDeadline)
         #expect(retry > F.t(3.5) && retry < F.t(5), "about a second of backoff")

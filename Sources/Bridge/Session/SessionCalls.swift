@@ -15,6 +15,11 @@ enum SessionCalls {
                 logger.debug("AcquireNotify \(mc.key.service)/\(mc.key.characteristic): notifications over a socket (MTU \(mtu))")
                 return .subscribed(mc, error: nil, acquired: true)
             } catch {
+                // The link is gone (BlueZ answers "Not connected"): a StartNotify now would register a notify session
+                // that bluetoothd keeps for the next connection (which then refuses AcquireNotify with InProgress).
+                if error.code == .notConnected || error.message.lowercased().includes("not connected") {
+                    return .subscribed(mc, error: error, acquired: false)
+                }
                 logger.debug("AcquireNotify \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): StartNotify instead")
             }
         }

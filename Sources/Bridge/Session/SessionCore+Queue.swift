@@ -60,8 +60,14 @@ extension SessionCore {
             descriptorRead(mc, kind, result, attempt: attempt)
         case .subscribed(let mc, let error, let acquired):
             guard attempt == generation else {
-                // A socket of an earlier connection: closed, so BlueZ stops it.
-                if acquired { emit(.releaseNotify(characteristic: mc.path)) }
+                // A socket of an earlier connection: closed, so BlueZ stops it. A StartNotify of an earlier
+                // connection that BlueZ took: stopped, or bluetoothd keeps the session for the next connection (and
+                // refuses AcquireNotify there with InProgress).
+                if acquired {
+                    emit(.releaseNotify(characteristic: mc.path))
+                } else if error == nil {
+                    emit(.shutDown(stopNotify: [mc.path], disconnect: false))
+                }
                 return stale("StartNotify \(mc.path)")
             }
             if acquired { self.acquired[mc.path] = mc }
