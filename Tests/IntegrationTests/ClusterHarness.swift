@@ -52,9 +52,7 @@ final class ClusterHarness: @unchecked Sendable {
 
     private init(options: ClusterOptions) throws {
         self.options = options
-        var template = Array("/tmp/ble-mqtt-bridge-cluster.XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
-        directory = String(cString: created)
+        directory = try Launch.temporaryDirectory("/tmp/ble-mqtt-bridge-cluster")
         linkDirectory = "\(directory)/links"
         port = try Broker.freePort()
     }

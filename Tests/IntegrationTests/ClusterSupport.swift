@@ -48,55 +48,20 @@ final class ClusterNode: @unchecked Sendable {
 
     /// Starts the private dbus-daemon (scripts/sim/dbus.conf) and waits for its address.
     func startBus(timeout: Duration = .seconds(10)) async throws {
-        let socket = "\(directory)/bus"
-        let process = try ChildProcess(
-            name: "dbus-daemon \(id)", executable: Paths.dbusDaemon,
-            arguments: [
-                "--config-file=\(Paths.busConfig)", "--address=unix:path=\(socket)", "--nofork", "--print-address=1",
-            ],
-            environment: ProcessInfo.processInfo.environment, outputPath: "\(directory)/bus.address",
-            errorPath: "\(directory)/dbus-daemon.log")
-        bus = process
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let printed = process.output
-            if printed.hasSuffix("\n"), let line = printed.split(separator: "\n").first,
-                FileManager.default.fileExists(atPath: socket)
-            {
-                busAddress = String(line)
-                return
-            }
-            guard process.isRunning else {
-                throw HarnessError("dbus-daemon of \(id) exited (\(process.termination!)): \(process.errorOutput)")
-            }
-            guard ContinuousClock.now < deadline else { throw HarnessError("dbus-daemon of \(id) did not start within \(timeout)") }
-            // The daemon prints its address to a file: poll it at a short interval.
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        (bus, busAddress) = try await Launch.bus(in: directory, name: "dbus-daemon of \(id)", timeout: timeout)
     }
 
     /// Starts `bluez-sim` with ``scenarioText`` and `--link-dir linkDirectory`, and waits for `bluez-sim ready`.
     func startSimulator(linkDirectory: String, timeout: Duration = .seconds(20)) async throws {
         let scenario = "\(directory)/scenario.yaml"
         try scenarioText.write(toFile: scenario, atomically: true, encoding: .utf8)
-        let process = try ChildProcess(
-            name: "bluez-sim \(id)", executable: Paths.bluezSim,
+        simulator = try await Launch.simulator(
+            name: "bluez-sim of \(id)",
             arguments: [
                 "--scenario", scenario, "--bus", busAddress, "--write-log", writesLogPath, "--notify-log", notifyLogPath,
                 "--link-dir", linkDirectory,
             ],
-            environment: ProcessInfo.processInfo.environment, outputPath: "\(directory)/sim.out",
-            errorPath: simulatorLogPath)
-        simulator = process
-        let deadline = ContinuousClock.now + timeout
-        while !process.output.split(separator: "\n").contains("bluez-sim ready") {
-            guard process.isRunning else {
-                throw HarnessError("bluez-sim of \(id) exited (\(process.termination!)):\n\(process.tail())")
-            }
-            guard ContinuousClock.now < deadline else { throw HarnessError("bluez-sim of \(id) not ready within \(timeout)") }
-            // Its stdout is a file: poll it at a short interval.
-            try await Task.sleep(for: .milliseconds(10))
-        }
+            directory: directory, errorPath: simulatorLogPath, timeout: timeout)
     }
 
     /// Writes `config` to ``configPath`` and starts `ble-mqtt-bridge run` on this host's bus.

@@ -82,9 +82,7 @@ final class Harness: @unchecked Sendable {
 
     private init(options: HarnessOptions) throws {
         self.options = options
-        var template = Array("/tmp/ble-mqtt-bridge-it.XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
-        directory = String(cString: created)
+        directory = try Launch.temporaryDirectory("/tmp/ble-mqtt-bridge-it")
         port = try Broker.freePort()
         configPath = options.configFile ?? "\(directory)/bridge.yaml"
     }
@@ -100,31 +98,7 @@ final class Harness: @unchecked Sendable {
 
     /// Starts the private dbus-daemon (scripts/sim/dbus.conf) and waits for its address.
     func startBus(timeout: Duration = .seconds(10)) async throws {
-        let socket = "\(directory)/bus"
-        let process = try ChildProcess(
-            name: "dbus-daemon", executable: Paths.dbusDaemon,
-            arguments: [
-                "--config-file=\(Paths.busConfig)", "--address=unix:path=\(socket)", "--nofork", "--print-address=1",
-            ],
-            environment: ProcessInfo.processInfo.environment, outputPath: "\(directory)/bus.address",
-            errorPath: "\(directory)/dbus-daemon.log")
-        bus = process
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let printed = process.output
-            if printed.hasSuffix("\n"), let line = printed.split(separator: "\n").first,
-                FileManager.default.fileExists(atPath: socket)
-            {
-                busAddress = String(line)
-                return
-            }
-            guard process.isRunning else {
-                throw HarnessError("dbus-daemon exited (\(process.termination!)): \(process.errorOutput)")
-            }
-            guard ContinuousClock.now < deadline else { throw HarnessError("dbus-daemon did not start within \(timeout)") }
-            // The daemon prints its address to a file: poll it at a short interval.
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        (bus, busAddress) = try await Launch.bus(in: directory, name: "dbus-daemon", timeout: timeout)
     }
 
     /// Starts `bluez-sim` with the scenario and waits for its `bluez-sim ready` line.
@@ -134,24 +108,13 @@ final class Harness: @unchecked Sendable {
             scenario = "\(directory)/scenario.yaml"
             try text.write(toFile: scenario, atomically: true, encoding: .utf8)
         }
-        let process = try ChildProcess(
-            name: "bluez-sim", executable: Paths.bluezSim,
+        simulator = try await Launch.simulator(
+            name: "bluez-sim",
             arguments: [
                 "--scenario", scenario, "--bus", busAddress, "--write-log", writesLogPath,
                 "--notify-log", "\(directory)/notify.log",
             ] + options.simulatorArguments,
-            environment: ProcessInfo.processInfo.environment, outputPath: "\(directory)/sim.out",
-            errorPath: simulatorLogPath)
-        simulator = process
-        let deadline = ContinuousClock.now + timeout
-        while !process.output.split(separator: "\n").contains("bluez-sim ready") {
-            guard process.isRunning else {
-                throw HarnessError("bluez-sim exited (\(process.termination!)):\n\(process.tail())")
-            }
-            guard ContinuousClock.now < deadline else { throw HarnessError("bluez-sim not ready within \(timeout)") }
-            // Its stdout is a file: poll it at a short interval.
-            try await Task.sleep(for: .milliseconds(10))
-        }
+            directory: directory, errorPath: simulatorLogPath, timeout: timeout)
     }
 
     /// Starts mosquitto on ``port`` and the observer subscribed to `ble/#`.
