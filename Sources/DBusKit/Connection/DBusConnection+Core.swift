@@ -137,6 +137,10 @@ extension DBusConnection {
                 markDisconnected()
                 return false
             }
+            // A message sent from another thread while this one held the I/O path (reading) was
+            // queued with the write watch off: libdbus only woke us. An iteration that cannot block
+            // writes it and turns the write watch on for what is left.
+            if dbus_connection_has_messages_to_send(raw) != 0 { _ = dbus_connection_read_write(raw, 0) }
             while dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS {
                 _ = dbus_connection_dispatch(raw)
             }
