@@ -37,7 +37,8 @@ CLIENT_ID_PATH = "/"
 POLAR = "C8:12:34:56:78:9A"
 ENV = "E4:5F:01:AB:CD:EF"
 ECHO = "D0:5A:00:00:EC:01"
-PERIPHERALS = {POLAR: "Polar H10 Sim", ENV: "Env Sensor Sim", ECHO: "Echo Sim"}
+WEATHER = "C0:FF:EE:00:29:04"  # appended from scripts/homeassistant/weather.yaml
+PERIPHERALS = {POLAR: "Polar H10 Sim", ENV: "Env Sensor Sim", ECHO: "Echo Sim", WEATHER: "Weather Sim"}
 BRIDGE_CLIENT_ID = "ha-check-bridge"
 ECHO_WRITE_UUID = "5e1f0002-b5a3-4c1d-9e0a-ec40ec40ec40"
 ECHO_LEVEL_UUID = "5e1f0003-b5a3-4c1d-9e0a-ec40ec40ec40"
@@ -544,6 +545,7 @@ async def phase_discovery(args, session) -> None:
 
     await check_polar_entities(ha, snap, args)
     await check_env_entities(snap)
+    await check_self_describing(ha, snap)
     await check_echo(ha, snap, args)
     await check_echo_number(ha, snap, args)
     await ha.close()
@@ -751,6 +753,39 @@ async def check_env_entities(snap: Snapshot) -> None:
             fail(f"Env Sensor Sim {what}", f"want device_class {dc}, unit {unit}, numeric: " +
                  (describe(e, snap) + f" unit {st['attributes'].get('unit_of_measurement') if st else None}"
                   if e else f"no entity among {[describe(x, snap) for x in entries]}"))
+
+
+async def check_self_describing(ha: HA, snap: Snapshot) -> None:
+    """SPEC §11: the Weather Sim's characteristic has no format or name in the bridge's config; its
+    0x2904 (sint16, exponent -2, °C) and 0x2901 ("Outdoor temperature") describe it."""
+    what = "Weather Sim self-describing temperature (0x2904, 0x2901)"
+    entries = snap.entities_of(snap.peripheral(WEATHER))
+    details = await entity_details(ha, entries)
+    e = entity_matching(entries, snap, "sensor", name="outdoor temperature")
+    st = snap.state(e["entity_id"]) if e else None
+    problems = []
+    if e is None:
+        fail(what, f"no sensor named 'Outdoor temperature' among {[describe(x, snap) for x in entries]}")
+        return
+    reg = details.get(e["entity_id"]) or {}
+    name = reg.get("original_name") or e.get("original_name") or (st or {}).get("attributes", {}).get("friendly_name")
+    if not name or "Outdoor temperature" not in str(name):
+        problems.append(f"name {name!r}")
+    unit = (st or {}).get("attributes", {}).get("unit_of_measurement")
+    if unit != "°C":
+        problems.append(f"unit {unit!r}, not °C")
+    dc = reg.get("original_device_class") or (st or {}).get("attributes", {}).get("device_class")
+    if dc != "temperature":
+        problems.append(f"device class {dc!r}, not temperature")
+    try:
+        if st is None or abs(float(st["state"]) - 23.45) > 1e-6:
+            problems.append(f"state {st['state'] if st else None!r}, not 23.45")
+    except ValueError:
+        problems.append(f"state {st['state']!r} is not a number")
+    if problems:
+        fail(what, "; ".join(problems) + f": {describe(e, snap)}")
+    else:
+        ok(what, f"{e['entity_id']} {name!r} = {st['state']} {unit}, device class {dc}")
 
 
 async def check_echo(ha: HA, snap: Snapshot, args) -> None:
