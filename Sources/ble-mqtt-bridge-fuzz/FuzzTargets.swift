@@ -23,6 +23,16 @@ enum FuzzTargets {
         },
         "dbus": { bytes in _ = DBusFuzzing.decodeMessage(bytes) },
         "advertisement": { bytes in AdvertisementFuzzing.run(bytes) },
+        // A Presentation Format descriptor (its first 7 bytes) and a value it decodes (the rest);
+        // the whole input as a User Description.
+        "descriptor": { bytes in
+            _ = UserDescription.name(bytes)
+            guard let format = PresentationFormat(descriptor: bytes.prefix(7)) else { return }
+            let value = bytes.dropFirst(7)
+            _ = format.decodeIfValid(value)
+            _ = format.decode(value)
+            _ = format.homeAssistantUnit
+        },
     ]
 
     static func run(_ name: String, _ bytes: [UInt8]) {
