@@ -199,10 +199,7 @@ public final class BlueZClient: Sendable {
                       let p = st.tree.properties(path: s.path, interface: BlueZ.device),
                       let address = p["Address"]?.string.flatMap({ BluetoothAddress($0) })
                 else { return (names, nil, nil) }
-                let report = BlueZAdvertisement(
-                    path: s.path, address: address, rssi: p["RSSI"]?.int,
-                    serviceData: BlueZDevice.serviceData(p["ServiceData"]),
-                    manufacturerData: BlueZDevice.manufacturerData(p["ManufacturerData"]), dataChanged: data)
+                let report = Self.advertisement(path: s.path, address: address, p, dataChanged: data)
                 return (names, report, handler)
             }
             // Advertisements take the values' path: decoded and published from here.
@@ -214,7 +211,17 @@ public final class BlueZClient: Sendable {
             eventContinuation.yield(.propertiesChanged(path: s.path, interface: iface, changed: names))
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
             guard s.arguments.count == 2, let path = s.arguments[0].string else { return }
-            let added = state.withLock { $0.tree.interfacesAdded(path: path, interfaces: s.arguments[1]) }
+            let (added, first, handler) = state.withLock {
+                st -> ([String], BlueZAdvertisement?, BlueZAdvertisementHandler?) in
+                let added = st.tree.interfacesAdded(path: path, interfaces: s.arguments[1])
+                // A device object BlueZ creates for an advertiser carries that first advertisement.
+                guard added.contains(BlueZ.device), let handler = st.advertisementHandler,
+                      let p = st.tree.properties(path: path, interface: BlueZ.device), p["RSSI"] != nil,
+                      let address = p["Address"]?.string.flatMap({ BluetoothAddress($0) })
+                else { return (added, nil, nil) }
+                return (added, Self.advertisement(path: path, address: address, p, dataChanged: true), handler)
+            }
+            if let first, let handler { _ = handler(first) }
             eventContinuation.yield(.interfacesAdded(path: path, interfaces: added))
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
             guard s.arguments.count == 2, let path = s.arguments[0].string, let names = s.arguments[1].strings else {
@@ -225,6 +232,17 @@ public final class BlueZClient: Sendable {
         default:
             logger.debug("ignored signal \(s.interface).\(s.member) from \(s.path)")
         }
+    }
+
+    /// An advertisement report from a `Device1`'s properties.
+    static func advertisement(
+        path: String, address: BluetoothAddress, _ p: [String: DBusValue], dataChanged: Bool
+    ) -> BlueZAdvertisement {
+        BlueZAdvertisement(
+            path: path, address: address, rssi: p["RSSI"]?.int,
+            serviceData: BlueZDevice.serviceData(p["ServiceData"]),
+            manufacturerData: BlueZDevice.manufacturerData(p["ManufacturerData"]), dataChanged: dataChanged,
+            addressType: p["AddressType"]?.string.flatMap(AddressType.init(rawValue:)) ?? .public)
     }
 
     // MARK: Calls

@@ -21,11 +21,13 @@ public struct BlueZAdvertisement: Sendable, Hashable {
     public var manufacturerData: [UInt16: [UInt8]]
     /// Whether `ServiceData` or `ManufacturerData` was part of the change.
     public var dataChanged: Bool
+    /// The address's type (`Device1.AddressType`): a resolvable private address is `random`.
+    public var addressType: AddressType
 
     /// Creates a report.
     public init(
         path: String, address: BluetoothAddress, rssi: Int?, serviceData: [BluetoothUUID: [UInt8]],
-        manufacturerData: [UInt16: [UInt8]], dataChanged: Bool
+        manufacturerData: [UInt16: [UInt8]], dataChanged: Bool, addressType: AddressType = .public
     ) {
         self.path = path
         self.address = address
@@ -33,5 +35,6 @@ public struct BlueZAdvertisement: Sendable, Hashable {
         self.serviceData = serviceData
         self.manufacturerData = manufacturerData
         self.dataChanged = dataChanged
+        self.addressType = addressType
     }
 }

@@ -63,7 +63,7 @@ final class AdvertisementSession {
         {
             router.handle(BlueZAdvertisement(
                 path: device.path, address: dev.address, rssi: dev.rssi, serviceData: dev.serviceData,
-                manufacturerData: dev.manufacturerData, dataChanged: true))
+                manufacturerData: dev.manufacturerData, dataChanged: true, addressType: dev.addressType))
         }
         if router.seen(path: device.path).online {
             setAvailable(true)
