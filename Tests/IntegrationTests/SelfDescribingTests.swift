@@ -11,6 +11,7 @@ import Testing
     static let service = "6e5a0020-0000-4000-8000-00000000abcd"
     static let outdoor = "6e5a0021-0000-4000-8000-00000000abcd"
     static let named = "6e5a0022-0000-4000-8000-00000000abcd"
+    static let setpoint = "6e5a0023-0000-4000-8000-00000000abcd"
 
     static let scenario = """
         settings:
@@ -42,10 +43,15 @@ import Testing
                     descriptors:
                       - { uuid: "2904", value: "06 ff ad 27 01 00 00" }
                       - { uuid: "2901", value_text: "Not used: the name is configured" }
+                  - uuid: "\(setpoint)"
+                    flags: [read, write]
+                    value: "c800"
+                    descriptors:
+                      - { uuid: "2904", value: "06 ff 2f 27 01 00 00" }
 
         """
 
-    @Test("published in °C (2909 → 23.45); discovery: unit °C, device class temperature, named by the user description")
+    @Test("published in °C (2909 → 23.45); discovery: unit °C, device class temperature, named by the user description; writes encoded by it")
     func presentationAndDescription() async throws {
         var options = HarnessOptions()
         options.scenarioText = Self.scenario
@@ -89,9 +95,28 @@ import Testing
             #expect(other["name"] as? String == "humidity", "a configured name is not replaced: \(other)")
             // Each descriptor the bridge needs was read once, in this one connection.
             let decoded = ChildProcess.read(harness.bridgeLogPath).split(separator: "\n").filter { $0.contains("decoded by its presentation format") }
-            #expect(decoded.count == 2, "\(decoded)")
+            #expect(decoded.count == 3, "\(decoded)")
             let named = ChildProcess.read(harness.bridgeLogPath).split(separator: "\n").filter { $0.contains("by its user description") }
             #expect(named.count == 1, "only the unnamed characteristic's: \(named)")
+
+            // A write is encoded by the presentation format too: uint16, exponent -1 (20.0 °C as read).
+            let setpoint = "ble/\(Self.device)/\(Self.service)/\(Self.setpoint)"
+            let first = try await harness.waitFor(setpoint)
+            #expect(first.payload == #"{"raw":"c800","value":20.0}"#, "\(first)")
+            let mark = harness.observer.count
+            try await harness.publish("\(setpoint)/set", "21.5")
+            let result = try await harness.waitFor("\(setpoint)/result", after: mark)
+            #expect(result.object?["status"] as? String == "ok", "\(result)")
+            try await harness.publish("\(setpoint)/get", "")
+            let read = try await harness.waitFor(setpoint, after: mark)
+            #expect(read.payload == #"{"raw":"d700","value":21.5}"#, "\(read)")
+            let refused = harness.observer.count
+            try await harness.publish("\(setpoint)/set", "-3")
+            let error = try await harness.waitFor("\(setpoint)/result", after: refused) { $0.object?["op"] as? String == "write" }
+            #expect(error.object?["status"] as? String == "error", "\(error)")
+            let detail = error.object?["error"] as? [String: Any]
+            #expect(detail?["code"] as? String == "invalid_payload", "\(error)")
+            #expect((detail?["message"] as? String)?.contains("out of range for uint16") == true, "\(error)")
         }
     }
 

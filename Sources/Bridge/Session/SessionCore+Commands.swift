@@ -24,12 +24,13 @@ extension SessionCore {
         commandCount += 1
     }
 
-    /// The result for a `/set` whose payload does not parse in the characteristic's format (hex
-    /// while the characteristic is not known), else nil.
+    /// The result for a `/set` whose payload does not parse in the characteristic's format or
+    /// presentation format (hex while the characteristic is not known), else nil.
     func payloadError(_ command: PendingCommand) -> CommandResult? {
         guard command.operation == .set else { return nil }
         let key = MappedCharacteristic.Key(service: command.service, characteristic: command.characteristic)
-        let parsed = WriteCommand.parse(command.message.payload, format: characteristics[key]?.format ?? .hex)
+        let ch = characteristics[key]
+        let parsed = WriteCommand.parse(command.message.payload, format: ch?.format ?? .hex, presentation: ch?.presentation)
         guard case .failure(let e) = parsed.result else { return nil }
         return .failed(.write, error: e, transaction: parsed.transaction)
     }
@@ -100,7 +101,7 @@ extension SessionCore {
             return
         }
         if p.operation == .set {
-            let parsed = WriteCommand.parse(p.message.payload, format: ch.format)
+            let parsed = WriteCommand.parse(p.message.payload, format: ch.format, presentation: ch.presentation)
             let w: WriteCommand
             switch parsed.result {
             case .failure(let e):

@@ -77,7 +77,23 @@ public struct WriteCommand: Sendable, Hashable {
 
     /// Parses a `/set` payload for a characteristic whose values are in `format`. Never traps,
     /// whatever the bytes.
-    public static func parse(_ payload: [UInt8], format: ValueFormat) -> Parsed {
+    public static func parse(_ payload: [UInt8], format: ValueFormat, presentation: PresentationFormat? = nil) -> Parsed {
+        // A Presentation Format descriptor (SPEC §11) describes the value when no format is configured:
+        // text as utf8, everything else as JSON values it encodes.
+        if let presentation, presentation.encodesValues {
+            if presentation.format == .utf8s { return parse(payload, format: .utf8) }
+            return parse(payload, format: format, encoder: .presentation(presentation))
+        }
+        return parse(payload, format: format, encoder: .format(format))
+    }
+
+    /// What turns a JSON value into bytes: the characteristic's format or its presentation format.
+    enum Encoder {
+        case format(ValueFormat)
+        case presentation(PresentationFormat)
+    }
+
+    static func parse(_ payload: [UInt8], format: ValueFormat, encoder: Encoder) -> Parsed {
         guard payload.count <= CommandPayload.maxSize else {
             return Parsed(
                 result: .failure(
@@ -96,13 +112,17 @@ public struct WriteCommand: Sendable, Hashable {
                 // Unreachable: a valid document starting with `{` is an object.
                 return Parsed(result: .failure(.invalidPayload("expected a JSON object")), transaction: nil)
             }
-            if format.takesObjectValue, !object.keys.contains(where: commandKeys.contains) {
+            if case .format = encoder, format.takesObjectValue, !object.keys.contains(where: commandKeys.contains) {
                 let bytes = encode(json, format: format, what: "payload")
                 return Parsed(result: checked(bytes, response: nil, transaction: nil), transaction: nil)
             }
             let transaction = object["transaction"]
             return Parsed(
-                result: parseObject(object, format: format, transaction: transaction), transaction: transaction)
+                result: parseObject(object, format: format, encoder: encoder, transaction: transaction),
+                transaction: transaction)
+        }
+        if case .presentation(let presentation) = encoder {
+            return Parsed(result: parseBareJSON(payload, start: start, encoder: encoder, what: presentation.name), transaction: nil)
         }
         return Parsed(result: parseBare(payload, start: start, format: format), transaction: nil)
     }
@@ -110,7 +130,7 @@ public struct WriteCommand: Sendable, Hashable {
     // MARK: - Command object
 
     static func parseObject(
-        _ object: JSONObject, format: ValueFormat, transaction: JSONValue?
+        _ object: JSONObject, format: ValueFormat, encoder: Encoder? = nil, transaction: JSONValue?
     ) -> Result<WriteCommand, CommandError> {
         var seen: [String] = []
         seen.reserveCapacity(object.count)
@@ -150,7 +170,7 @@ public struct WriteCommand: Sendable, Hashable {
                 bytes = .failure(.invalidPayload("\"raw\" is not hex: \(error.description)"))
             }
         case (nil, let value?):
-            bytes = encode(value, format: format, what: "\"value\"")
+            bytes = encode(value, encoder ?? .format(format), what: "\"value\"")
         }
         return checked(bytes, response: response, transaction: transaction)
     }
@@ -182,17 +202,23 @@ public struct WriteCommand: Sendable, Hashable {
                 return .failure(.invalidPayload("payload is not hex bytes such as 01ff: \(error.description)"))
             }
         default:
-            guard start != nil else { return .failure(emptyPayload) }
-            let value: JSONValue
-            do {
-                value = try JSONParser.parse(payload)
-            } catch {
-                return .failure(
-                    .invalidPayload(
-                        "payload for format \(format.rawValue) must be \(format.bareExample): \(error.description)"))
-            }
-            return checked(encode(value, format: format, what: "payload"), response: nil, transaction: nil)
+            return parseBareJSON(payload, start: start, encoder: .format(format), what: "format \(format.rawValue)")
         }
+    }
+
+    /// A bare JSON value (a number, `true`, ...) encoded by `encoder`; `what` names it in messages.
+    static func parseBareJSON(
+        _ payload: [UInt8], start: Int?, encoder: Encoder, what: String
+    ) -> Result<WriteCommand, CommandError> {
+        guard start != nil else { return .failure(emptyPayload) }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(payload)
+        } catch {
+            let example = if case .format(let format) = encoder { format.bareExample } else { "a JSON value such as 23.5" }
+            return .failure(.invalidPayload("payload for \(what) must be \(example): \(error.description)"))
+        }
+        return checked(encode(value, encoder, what: "payload"), response: nil, transaction: nil)
     }
 
     static let emptyPayload = CommandError.invalidPayload(
@@ -201,6 +227,13 @@ public struct WriteCommand: Sendable, Hashable {
     // MARK: - Helpers
 
     /// `value` encoded in `format`; `what` names it in messages.
+    static func encode(_ value: JSONValue, _ encoder: Encoder, what: String) -> Result<[UInt8], CommandError> {
+        switch encoder {
+        case .format(let format): return encode(value, format: format, what: what)
+        case .presentation(let presentation): return presentation.encode(value)
+        }
+    }
+
     static func encode(_ value: JSONValue, format: ValueFormat, what: String) -> Result<[UInt8], CommandError> {
         do {
             return .success(try format.encode(value))
