@@ -1,5 +1,6 @@
-// AES-128-CCM through libcrypto's EVP interface (OpenSSL 3), for BridgeCore's AESCCM.
-// The whole EVP sequence lives here, in two functions, so that Swift sees neither the EVP
+// AES-128 through libcrypto's EVP interface (OpenSSL 3): CCM for BridgeCore's AESCCM, one ECB block
+// for the Bluetooth security function e (the resolvable private address hash `ah`).
+// The whole EVP sequence lives here, one function per operation, so that Swift sees neither the EVP
 // macros nor the context's lifetime.
 #ifndef CCRYPTO_SHIM_H
 #define CCRYPTO_SHIM_H
@@ -69,6 +70,26 @@ static inline int ccrypto_aes128_ccm_decrypt(
     if (EVP_DecryptUpdate(ctx, cipher_len > 0 ? out : sink, &len, cipher_len > 0 ? cipher : empty, (int)cipher_len) != 1)
         goto done;
     ok = 1;
+done:
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
+/// Encrypts one 16-byte block with AES-128 (ECB, no padding): the Bluetooth Core security function
+/// e(key, plaintext) of Vol 3 Part H 2.2.1, with key[0], in[0] and out[0] the most significant octets.
+/// Returns 1 on success, 0 on failure.
+static inline int ccrypto_aes128_encrypt_block(const uint8_t *key, const uint8_t *in, uint8_t *out)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (ctx == NULL) return 0;
+    int ok = 0, len = 0, total = 0;
+    if (EVP_EncryptInit_ex(ctx, EVP_aes_128_ecb(), NULL, key, NULL) != 1) goto done;
+    if (EVP_CIPHER_CTX_set_padding(ctx, 0) != 1) goto done;
+    if (EVP_EncryptUpdate(ctx, out, &len, in, 16) != 1) goto done;
+    total = len;
+    if (EVP_EncryptFinal_ex(ctx, out + total, &len) != 1) goto done;
+    total += len;
+    ok = total == 16;
 done:
     EVP_CIPHER_CTX_free(ctx);
     return ok;

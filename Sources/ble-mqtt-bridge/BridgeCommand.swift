@@ -167,7 +167,9 @@ extension BridgeCommand {
 
         func run() throws {
             let cfg = try loadConfig(config)
-            printOutput("\(config): ok (\(cfg.bluetooth.services.count) services, \(cfg.devices.count) devices, broker \(cfg.mqtt.url))\n")
+            let trackers = cfg.trackers.isEmpty ? "" : ", \(cfg.trackers.count) trackers (\(cfg.trackers.map(\.name).joined(separator: ", ")))"
+            printOutput(
+                "\(config): ok (\(cfg.bluetooth.services.count) services, \(cfg.devices.count) devices\(trackers), broker \(cfg.mqtt.url))\n")
         }
     }
 

@@ -24,6 +24,8 @@ public struct BridgeConfig: Sendable, Hashable {
     public var logLevel: Logger.Level?
     /// `devices`: per-device settings, in file order.
     public var devices: [Device]
+    /// `trackers`: phones, watches, tags and beacons whose presence is published (SPEC §12), in file order.
+    public var trackers: [Tracker] = []
     /// `bridge.id`: this bridge's id in a cluster (SPEC §10), `[a-z0-9_-]+`; default the host name made valid
     /// (``BridgeID/derived(fromHostName:)``).
     public var bridgeID = BridgeID.derived(fromHostName: BridgeConfig.currentHostName())

@@ -6,7 +6,7 @@ import YAMLKit
 enum ConfigKeys {
     static let topLevel = [
         "mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "health", "log_level", "devices",
-        "bridge", "cluster",
+        "bridge", "cluster", "trackers",
     ]
     static let mqtt = ["url", "base_topic", "client_id", "username", "password", "tls", "protocol", "keepalive"]
     static let tls = ["ca_file", "cert_file", "key_file"]
@@ -28,6 +28,8 @@ enum ConfigKeys {
     static let characteristic = ["uuid", "name", "format", "poll", "write_types", "press", "min", "max"]
     static let service = ["uuid", "name"]
     static let advertisement = ["bindkey", "timeout"]
+    static let tracker = ["name", "match", "away_after"]
+    static let trackerMatch = ["address", "ibeacon", "irk"]
 
     /// Every section: its path (`[]` for "each item of the list") and its keys.
     static let sections: [(path: String, keys: [String])] = [
@@ -35,7 +37,7 @@ enum ConfigKeys {
         ("commands", commands), ("reconnect", reconnect), ("health", health), ("devices[]", device),
         ("devices[].match", match), ("devices[].characteristics[]", characteristic), ("devices[].services[]", service),
         ("devices[].advertisement", advertisement),
-        ("bridge", bridge), ("cluster", cluster),
+        ("bridge", bridge), ("cluster", cluster), ("trackers[]", tracker), ("trackers[].match", trackerMatch),
     ]
 
     /// Every key as a path: `mqtt`, `mqtt.tls.ca_file`, `devices[].characteristics[].uuid`.

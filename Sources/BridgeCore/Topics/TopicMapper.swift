@@ -139,6 +139,9 @@ public struct TopicMapper: Sendable {
     /// `{base}/{device}/advertisement` (SPEC §7).
     public func advertisement(device: String) -> String { "\(prefix)\(device)/advertisement" }
 
+    /// `{base}/{tracker}/presence` (SPEC §12, retained): a tracker's presence.
+    public func presence(tracker: String) -> String { "\(prefix)\(tracker)/presence" }
+
     /// `{base}/{device}/{service}/{characteristic}`: the value topic.
     public func value(device: String, service: String, characteristic: String) -> String {
         "\(prefix)\(device)/\(service)/\(characteristic)"
