@@ -21,11 +21,15 @@ struct Runtime: Sendable {
         let responder = CommandResponder(broker: broker, logger: logger)
         let values = ValueRouter(mqtt: broker, keepsLast: config.homeAssistant.discovery)
         let roles = topics.cluster.map { ClusterRoles(bridgeID: $0.bridgeID) }
+        let presence = config.trackers.isEmpty ? nil : PresenceRouter(
+            config: config, broker: broker, topics: topics, clock: clock, logger: logger,
+            wake: { mailbox.send(.presence) })
         context = SessionContext(
             config: config, topics: topics, central: central, broker: broker, router: values,
             advertisements: AdvertisementRouter(values: values, clock: clock, logger: logger),
             registry: registry, slots: SlotPool(capacity: config.bluetooth.maxConnections), clock: clock,
-            logger: logger, supervisor: mailbox, responder: responder, timing: timing, clusterRoles: roles)
+            logger: logger, supervisor: mailbox, responder: responder, timing: timing, clusterRoles: roles,
+            presence: presence)
         supervisorMailbox = mailbox
         var intake = CommandIntake(
             topics: topics, registry: registry, responder: responder, supervisor: mailbox, clock: clock,

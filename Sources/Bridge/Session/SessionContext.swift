@@ -29,6 +29,8 @@ struct SessionContext: Sendable {
     var timing: SessionTiming = SessionTiming()
     /// With `cluster.enabled`: who handles each device's commands (written by the supervisor, read by intake).
     var clusterRoles: ClusterRoles? = nil
+    /// The trackers' presence (SPEC §12); nil without trackers.
+    var presence: PresenceRouter? = nil
 }
 
 extension SessionContext {

@@ -53,8 +53,8 @@ final class Supervisor {
     /// (the cluster gives the next deadline *after* now: once it is due, only the kept one says so).
     func armDeadline() -> BridgeInstant? {
         clusterTickAt = core.stopping ? nil : cluster?.nextDeadline(after: now)
-        guard let clusterAt = clusterTickAt else { return core.nextDeadline }
-        return min(core.nextDeadline ?? clusterAt, clusterAt)
+        let presenceAt = core.stopping ? nil : ctx.presence?.deadline
+        return [core.nextDeadline, clusterTickAt, presenceAt].compactMap { $0 }.min()
     }
 
     // MARK: Loop
@@ -63,7 +63,10 @@ final class Supervisor {
     func run() async {
         central.setValueHandler { [router = ctx.router] path, value in router.handle(path: path, value: value) }
         if core.listensToAdvertisements {
-            central.setAdvertisementHandler { [router = ctx.advertisements] ad in router.handle(ad) }
+            central.setAdvertisementHandler { [router = ctx.advertisements, presence = ctx.presence] ad in
+                presence?.handle(ad)
+                return router.handle(ad)
+            }
         }
         known.load()
         await withDiscardingTaskGroup { group in
@@ -98,6 +101,7 @@ final class Supervisor {
             clusterTickAt = nil
             clusterTick(&group)
         }
+        if !core.stopping, let presence = ctx.presence, let at = presence.deadline, at <= now { presence.tick() }
     }
 
     private func handle(_ input: SupervisorInput, _ group: inout DiscardingTaskGroup) {
@@ -115,8 +119,12 @@ final class Supervisor {
         case .brokerConnected:
             feed(.brokerConnected, .none, &group)
             clusterBrokerConnected(&group)
+            ctx.presence?.broker(up: true)
         case .brokerDisconnected:
             clusterStep(.brokerDisconnected, &group)
+            ctx.presence?.broker(up: false)
+        case .presence:
+            break  // the loop waits for the new deadline
         case .cluster(let topic, let payload):
             clusterStep(.message(topic, payload: payload), &group)
         case .homeAssistantOnline:

@@ -138,7 +138,10 @@ extension SupervisorCore {
         let passive = radios[name]?.discovery.monitor == .active
         // A cluster member keeps hearing the devices other bridges own: its sightings must stay current.
         if clusterGate != nil { return true }
-        if !config.bluetooth.services.isEmpty || (listensToAdvertisements && !passive) { return true }
+        // Trackers are heard only by an active scan: phones and tags match no monitor pattern.
+        if !config.bluetooth.services.isEmpty || !config.trackers.isEmpty || (listensToAdvertisements && !passive) {
+            return true
+        }
         var addresses = storedAddresses
         for d in config.devices {
             if passive, case .advertisement = d.connection { continue }

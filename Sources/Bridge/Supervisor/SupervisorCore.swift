@@ -119,10 +119,10 @@ struct SupervisorCore: Sendable {
     /// Whether the peripheral is stored.
     func isStored(_ address: String) -> Bool { storedAddresses.contains(address) }
 
-    /// Whether advertisements are listened to: a device has `connection: advertisement`, or
-    /// `bluetooth.advertisements` is `decodable`.
+    /// Whether advertisements are listened to: a device has `connection: advertisement`,
+    /// `bluetooth.advertisements` is `decodable`, or trackers are configured (SPEC §12).
     var listensToAdvertisements: Bool {
-        config.bluetooth.advertisements == .decodable
+        config.bluetooth.advertisements == .decodable || !config.trackers.isEmpty
             || config.devices.contains { if case .advertisement = $0.connection { true } else { false } }
     }
 

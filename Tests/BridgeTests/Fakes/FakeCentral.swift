@@ -74,12 +74,12 @@ final class FakeCentral: BluetoothCentral {
     @discardableResult
     func addDevice(
         _ address: String, name: String, services: [String: [(uuid: String, flags: [String], value: [UInt8])]],
-        signal: Bool = false, adapter: String = FakeCentral.adapter, rssi: Int = -50
+        signal: Bool = false, adapter: String = FakeCentral.adapter, rssi: Int = -50, addressType: String = "public"
     ) -> String {
         let path = BlueZ.devicePath(adapter: adapter, address: address)
         let serviceUUIDs = services.keys.sorted().map(Self.long)
         add(path: path, BlueZ.device, [
-            "Address": .string(address), "AddressType": .string("public"), "Name": .string(name),
+            "Address": .string(address), "AddressType": .string(addressType), "Name": .string(name),
             "UUIDs": .stringArray(serviceUUIDs), "Connected": .bool(false), "ServicesResolved": .bool(false),
             "Adapter": .objectPath(adapter), "RSSI": .int16(Int16(rssi)),
         ], signal: signal)
@@ -223,7 +223,8 @@ final class FakeCentral: BluetoothCentral {
             return (
                 BlueZAdvertisement(
                     path: device, address: d.address, rssi: d.rssi, serviceData: d.serviceData,
-                    manufacturerData: d.manufacturerData, dataChanged: !serviceData.isEmpty || !manufacturerData.isEmpty),
+                    manufacturerData: d.manufacturerData, dataChanged: !serviceData.isEmpty || !manufacturerData.isEmpty,
+                    addressType: d.addressType),
                 s.advertisementHandler
             )
         }
