@@ -219,7 +219,7 @@ public enum HomeAssistantDiscovery {
         return parts[0].dropFirst(4).allSatisfy(\.isHexDigit) && !parts[1].isEmpty
     }
 
-    private static func message(
+    static func message(
         node: String, device: JSONObject, bridge: Bridge, components: JSONObject, shared: JSONObject?, topics: TopicMapper
     ) -> Message {
         var payload = JSONObject()
