@@ -85,6 +85,27 @@ import Testing
         #expect(h.central.calls("Connect").isEmpty, "trackers are never connected")
     }
 
+    @Test("Home Assistant: a device_tracker per tracker, sent with the bridge's config")
+    func discoveryConfigs() async throws {
+        let h = try RuntimeHarness(Self.config + """
+
+            homeassistant: { discovery: true }
+            """)
+        try await h.run {
+            h.runtime.supervisorMailbox.send(.brokerConnected)
+            try await h.eventually("the tracker configs") {
+                ["alice_phone", "keys", "beacon"].allSatisfy { h.broker.last("homeassistant/device/ble_tracker_\($0)/config") != nil }
+            }
+            let config = try JSONParser.parse(Array(try #require(h.broker.last("homeassistant/device/ble_tracker_alice_phone/config")).utf8))
+            let tracker = try #require(config["components"]?["presence"])
+            #expect(tracker["platform"]?.stringValue == "device_tracker")
+            #expect(tracker["source_type"]?.stringValue == "bluetooth_le")
+            #expect(tracker["state_topic"]?.stringValue == "ble/alice_phone/presence")
+            #expect(config["components"]?["rssi"]?["enabled_by_default"] == .bool(false))
+            #expect(!(h.broker.last("homeassistant/device/ble_tracker_alice_phone/config") ?? "").contains(Self.irk), "never the key")
+        }
+    }
+
     @Test("trackers need the scan: no UUID filter, duplicate data on, discovery kept running")
     func discovery() async throws {
         let h = try RuntimeHarness(RuntimeHarness.base + """

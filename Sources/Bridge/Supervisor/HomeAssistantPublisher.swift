@@ -30,12 +30,20 @@ struct HomeAssistantPublisher {
     private var held: Set<String> = []
     /// Configs of forgotten devices whose removal could not be sent (broker away).
     private var removals: Set<String> = []
+    /// The trackers (SPEC §12), each a device with a `device_tracker`, sent with the bridge's config.
+    let trackers: [BridgeConfig.Tracker]
+    /// Trackers another bridge of the cluster owns: their configs (naming that bridge) are its to send.
+    var trackersServedElsewhere: Set<String> = []
 
-    init(broker: any MessageBroker, topics: TopicMapper, logger: Logger, bridge: HomeAssistantDiscovery.Bridge) {
+    init(
+        broker: any MessageBroker, topics: TopicMapper, logger: Logger, bridge: HomeAssistantDiscovery.Bridge,
+        trackers: [BridgeConfig.Tracker] = []
+    ) {
         self.broker = broker
         self.topics = topics
         self.logger = logger
         self.bridge = bridge
+        self.trackers = trackers
     }
 
     /// How long device configs wait after the first broker connection.
@@ -95,7 +103,18 @@ struct HomeAssistantPublisher {
         for (path, message) in configs where !held.contains(path) {
             broker.publish(topic: message.topic, payload: message.payload, qos: 1, retain: true)
         }
-        logger.info("\(reason): published \(configs.count + 1) discovery configs; last values follow in \(Self.resendDelay)")
+        var sent = configs.count + 1
+        for tracker in trackers where !trackersServedElsewhere.contains(tracker.name) {
+            publish(tracker: tracker)
+            sent += 1
+        }
+        logger.info("\(reason): published \(sent) discovery configs; last values follow in \(Self.resendDelay)")
+    }
+
+    /// Publishes a tracker's config (its presence is retained: no value follows).
+    func publish(tracker: BridgeConfig.Tracker) {
+        let message = HomeAssistantDiscovery.trackerConfig(tracker, bridge: bridge, topics: topics)
+        broker.publish(topic: message.topic, payload: message.payload, qos: 1, retain: true)
     }
 
     /// Forgets a device's config without touching the broker: in a cluster, another bridge serves it now and its

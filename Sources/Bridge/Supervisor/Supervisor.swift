@@ -42,7 +42,8 @@ final class Supervisor {
         core = SupervisorCore(config: context.config, now: context.clock.now)
         homeAssistant = HomeAssistantPublisher(
             broker: context.broker, topics: context.topics, logger: context.logger,
-            bridge: HomeAssistantDiscovery.Bridge(config: context.config, version: BridgeCommandLine.version))
+            bridge: HomeAssistantDiscovery.Bridge(config: context.config, version: BridgeCommandLine.version),
+            trackers: context.config.trackers)
         known.stateFile = context.config.stateFile.map { StateFile(path: $0, logger: context.logger) }
         if context.config.cluster.enabled {
             cluster = ClusterCore(settings: ClusterSettings(config: context.config), baseTopic: context.topics.baseTopic)
