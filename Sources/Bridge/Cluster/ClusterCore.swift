@@ -21,6 +21,9 @@ struct ClusterCore: Sendable {
         case want(segment: String, address: BluetoothAddress, service: ClusterService)
         /// An adapter of this bridge heard a device.
         case heard(address: BluetoothAddress, adapter: String, rssi: Int)
+        /// An adapter of this bridge heard a tracker (SPEC §12) at `address` (a phone's changes every few minutes):
+        /// wanted from its first sighting on, owned like an advertisement device (no slot).
+        case trackerHeard(segment: String, address: BluetoothAddress, adapter: String, rssi: Int)
         /// This bridge's link to a device came up on `adapter`, or went down (`nil`).
         case link(segment: String, address: BluetoothAddress, adapter: String?)
         /// Free connection slots per adapter of this bridge.
@@ -39,14 +42,21 @@ struct ClusterCore: Sendable {
         case stopServing(segment: String)
         /// A line for the log.
         case log(Logger.Level, String)
+        /// Another bridge's sightings named these trackers (all it names: the others are no longer heard there).
+        case trackerSightings(bridge: String, [String: RemoteSighting])
+        /// Another bridge went offline: its reports no longer count.
+        case bridgeGone(bridge: String)
     }
 
     let topics: ClusterTopics
     private(set) var ownership: OwnershipCore<BridgeInstant>
     private(set) var sightings: SightingsBook<BridgeInstant>
+    /// The configured trackers' names (SPEC §12): their entries in other bridges' sightings are reported.
+    let trackers: Set<String>
 
     /// A core for the bridge `settings.bridgeID` under `baseTopic`, with no device wanted yet.
-    init(settings: ClusterSettings, baseTopic: String) {
+    init(settings: ClusterSettings, baseTopic: String, trackers: Set<String> = []) {
+        self.trackers = trackers
         topics = ClusterTopics(baseTopic: baseTopic, bridgeID: settings.bridgeID)
         ownership = OwnershipCore(settings: settings, wanted: [:])
         sightings = SightingsBook(wanted: [:], rule: settings.switchRule)
@@ -89,6 +99,16 @@ struct ClusterCore: Sendable {
             ownershipStep(.tick, now: now, unixTime: unixTime, &out)
         case .heard(let address, let adapter, let rssi):
             sightingsStep(.heard(address: address, adapter: adapter, rssi: rssi), now: now, unixTime: unixTime, &out)
+        case .trackerHeard(let segment, let address, let adapter, let rssi):
+            if ownership.wanted[segment] == nil {
+                out.append(.log(.debug, "cluster: tracker \(segment) is wanted [listen]"))
+                sightings.want(segment, address: address)
+                ownership.want(segment, .listen)
+                ownershipStep(.tick, now: now, unixTime: unixTime, &out)
+            } else {
+                sightings.move(segment, to: address)
+            }
+            sightingsStep(.heard(address: address, adapter: adapter, rssi: rssi), now: now, unixTime: unixTime, &out)
         case .link(let segment, let address, let adapter):
             if let adapter {
                 sightingsStep(.linkUp(address: address, adapter: adapter), now: now, unixTime: unixTime, &out)
@@ -115,11 +135,20 @@ struct ClusterCore: Sendable {
             if online == nil && !payload.isEmpty {
                 out.append(.log(.warning, "cluster: bridge \(bridge) has an unknown state '\(text.prefix(40))': treated as offline"))
             }
+            if online != true, bridge != bridgeID, !trackers.isEmpty { out.append(.bridgeGone(bridge: bridge)) }
             return .bridgeState(bridge: bridge, online: online)
         case .sightings(let bridge):
             guard bridge != bridgeID else { return nil }
             do throws(ClusterPayloadError) {
-                return .sightings(bridge: bridge, try SightingsPayload.decodeRetained(payload))
+                let decoded = try SightingsPayload.decodeRetained(payload)
+                if !trackers.isEmpty {
+                    var heard: [String: RemoteSighting] = [:]
+                    for (segment, device) in decoded?.devices ?? [:] where trackers.contains(segment) {
+                        heard[segment] = RemoteSighting(rssi: device.rssi)
+                    }
+                    out.append(.trackerSightings(bridge: bridge, heard))
+                }
+                return .sightings(bridge: bridge, decoded)
             } catch {
                 out.append(.log(.warning, "cluster: ignoring the sightings of bridge \(bridge): \(error)"))
                 return .sightings(bridge: bridge, nil)

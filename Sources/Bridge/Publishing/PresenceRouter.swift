@@ -26,6 +26,8 @@ final class PresenceRouter: Sendable {
         var published: [String: PresencePayload.State] = [:]
         /// Trackers heard at least once (the first sighting is logged).
         var heard: Set<String> = []
+        /// What was last told to the cluster of each tracker: when and at which address.
+        var forwarded: [String: (at: BridgeInstant, address: BluetoothAddress)] = [:]
     }
 
     private let state: Mutex<State>
@@ -34,11 +36,17 @@ final class PresenceRouter: Sendable {
     private let clock: any BridgeClock
     private let logger: Logger
     private let wake: @Sendable () -> Void
+    private let forward: (@Sendable (_ tracker: String, _ address: BluetoothAddress, _ path: String, _ rssi: Int) -> Void)?
 
-    /// A router for `config.trackers`; `wake` tells the supervisor that ``deadline`` moved earlier.
+    /// How often a tracker's sighting is told to the cluster (and at each new address).
+    static let forwardInterval: Duration = .seconds(1)
+
+    /// A router for `config.trackers`; `wake` tells the supervisor that ``deadline`` moved earlier; `forward` (cluster)
+    /// gets the trackers heard, with a valid RSSI, at most every ``forwardInterval`` each.
     init(
         config: BridgeConfig, broker: any MessageBroker, topics: TopicMapper, clock: any BridgeClock, logger: Logger,
-        wake: @escaping @Sendable () -> Void
+        wake: @escaping @Sendable () -> Void,
+        forward: (@Sendable (_ tracker: String, _ address: BluetoothAddress, _ path: String, _ rssi: Int) -> Void)? = nil
     ) {
         let now = clock.now
         let core = PresenceCore<BridgeInstant>(trackers: config.trackers, settings: PresenceSettings(config: config), now: now)
@@ -48,6 +56,7 @@ final class PresenceRouter: Sendable {
         self.clock = clock
         self.logger = logger
         self.wake = wake
+        self.forward = forward
     }
 
     /// When the supervisor must call ``tick()``.
@@ -59,6 +68,8 @@ final class PresenceRouter: Sendable {
         let now = clock.now
         let unixTime = Self.unixTime
         var first: [String] = []
+        var toForward: [String] = []
+        let rssi = ad.rssi.flatMap { RSSIWindow<BridgeInstant>.isValid($0) ? $0 : nil }
         let (publications, earlier, matched) = state.withLock { s -> ([PresencePublication], Bool, Bool) in
             let names = s.matcher.match(
                 address: ad.address, isRandom: ad.addressType == .random, manufacturerData: ad.manufacturerData)
@@ -67,8 +78,18 @@ final class PresenceRouter: Sendable {
             for name in names {
                 if s.heard.insert(name).inserted { first.append(name) }
                 out += s.core.handle(.heard(tracker: name, rssi: ad.rssi), now: now, unixTime: unixTime)
+                if forward != nil, rssi != nil {
+                    let last = s.forwarded[name]
+                    if last == nil || last!.address != ad.address || now >= last!.at.advanced(by: Self.forwardInterval) {
+                        s.forwarded[name] = (now, ad.address)
+                        toForward.append(name)
+                    }
+                }
             }
             return (out, Self.rearm(&s, now: now), true)
+        }
+        if let forward, let rssi {
+            for name in toForward { forward(name, ad.address, ad.path, rssi) }
         }
         for name in first {
             logger.info("tracker \(name): heard (\(ad.address)\(ad.rssi.map { $0 == 127 ? "" : ", \($0) dBm" } ?? ""))")

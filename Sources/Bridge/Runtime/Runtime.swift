@@ -21,9 +21,13 @@ struct Runtime: Sendable {
         let responder = CommandResponder(broker: broker, logger: logger)
         let values = ValueRouter(mqtt: broker, keepsLast: config.homeAssistant.discovery)
         let roles = topics.cluster.map { ClusterRoles(bridgeID: $0.bridgeID) }
+        var forward: (@Sendable (String, BluetoothAddress, String, Int) -> Void)?
+        if config.cluster.enabled {
+            forward = { name, address, path, rssi in mailbox.send(.trackerHeard(name, address: address, path: path, rssi: rssi)) }
+        }
         let presence = config.trackers.isEmpty ? nil : PresenceRouter(
             config: config, broker: broker, topics: topics, clock: clock, logger: logger,
-            wake: { mailbox.send(.presence) })
+            wake: { mailbox.send(.presence) }, forward: forward)
         context = SessionContext(
             config: config, topics: topics, central: central, broker: broker, router: values,
             advertisements: AdvertisementRouter(values: values, clock: clock, logger: logger),

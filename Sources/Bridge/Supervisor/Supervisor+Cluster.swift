@@ -22,12 +22,42 @@ extension Supervisor {
             case .publish(let topic, let payload):
                 ctx.broker.publish(topic: topic, payload: payload, qos: 1, retain: true)
             case .serve(let segment, _):
+                guard cluster?.trackers.contains(segment) != true else { break }  // a tracker: see updateTrackerOwnership()
                 // (No path before any adapter is known: served all the same, the adapter's devices come later.)
                 feed(.serve(segment: segment), core.clusterPath(segment).map { .paths([$0]) } ?? .none, &group)
             case .stopServing(let segment):
+                guard cluster?.trackers.contains(segment) != true else { break }
                 feed(.stopServing(segment: segment), .none, &group)
             case .log(let level, let message):
                 logger.log(level: level, "\(message)")
+            case .trackerSightings(let bridge, let heard):
+                ctx.presence?.step(.sightings(bridge: bridge, trackers: heard))
+            case .bridgeGone(let bridge):
+                ctx.presence?.step(.bridgeGone(bridge: bridge))
+            }
+        }
+        updateTrackerOwnership()
+    }
+
+    /// Which trackers this bridge publishes (SPEC §10 rule 5, §12): those it owns, and, once settled on the broker,
+    /// those nobody owns when it is the online bridge whose id sorts first (as for commands): so that `not_home` is
+    /// published when no bridge hears a tracker any more (its owner released it after 60 s). Home Assistant's config
+    /// of a tracker follows: its `via_device` is the publishing bridge.
+    func updateTrackerOwnership() {
+        guard let cluster, let presence = ctx.presence else { return }
+        let settled = cluster.ownership.isSettled(now: now)
+        for tracker in config.trackers {
+            let role = cluster.commandRole(for: tracker.name)
+            let owned = role == .execute || (role == .answerNotConnected && settled)
+            guard trackersOwned[tracker.name] != owned else { continue }
+            trackersOwned[tracker.name] = owned
+            logger.debug("cluster: tracker \(tracker.name) is \(owned ? "published here" : "published by \(cluster.owner(of: tracker.name) ?? "nobody")")")
+            presence.step(.ownership(tracker: tracker.name, owned: owned))
+            if owned {
+                homeAssistant.trackersServedElsewhere.remove(tracker.name)
+                if config.homeAssistant.discovery { homeAssistant.publish(tracker: tracker) }
+            } else {
+                homeAssistant.trackersServedElsewhere.insert(tracker.name)
             }
         }
     }

@@ -35,6 +35,8 @@ final class Supervisor {
     var clusterTickAt: BridgeInstant?
     /// Served advertisement devices: when their last advertisement was told to the cluster.
     var advertisementsHeard: [String: BridgeInstant] = [:]
+    /// Whether this bridge publishes each tracker's presence (cluster: ``updateTrackerOwnership()``).
+    var trackersOwned: [String: Bool] = [:]
 
     init(context: SessionContext, mailbox: Mailbox<SupervisorInput>) {
         ctx = context
@@ -46,7 +48,10 @@ final class Supervisor {
             trackers: context.config.trackers)
         known.stateFile = context.config.stateFile.map { StateFile(path: $0, logger: context.logger) }
         if context.config.cluster.enabled {
-            cluster = ClusterCore(settings: ClusterSettings(config: context.config), baseTopic: context.topics.baseTopic)
+            cluster = ClusterCore(
+                settings: ClusterSettings(config: context.config), baseTopic: context.topics.baseTopic,
+                trackers: Set(context.config.trackers.map(\.name)))
+            homeAssistant.trackersServedElsewhere = Set(context.config.trackers.map(\.name))
         }
     }
 
@@ -126,6 +131,8 @@ final class Supervisor {
             ctx.presence?.broker(up: false)
         case .presence:
             break  // the loop waits for the new deadline
+        case .trackerHeard(let name, let address, let path, let rssi):
+            clusterStep(.trackerHeard(segment: name, address: address, adapter: SupervisorCore.adapterName(of: path), rssi: rssi), &group)
         case .cluster(let topic, let payload):
             clusterStep(.message(topic, payload: payload), &group)
         case .homeAssistantOnline:

@@ -30,6 +30,8 @@ enum SupervisorInput: Sendable {
     case discoveryFinished(adapter: String, error: BlueZError?)
     /// `RegisterMonitor` on an adapter returned (passive scanning).
     case monitorRegistered(adapter: String, error: BlueZError?)
+    /// A tracker was heard (cluster: at most once a second each, and at each new address).
+    case trackerHeard(String, address: BluetoothAddress, path: String, rssi: Int)
     /// A tracker's presence timer moved earlier (``PresenceRouter/deadline``): wait for it.
     case presence
     /// Shut down: publish `offline`, stop every session (bounded), stop the scan.

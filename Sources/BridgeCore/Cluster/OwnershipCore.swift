@@ -169,6 +169,13 @@ public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Du
         return online.min(by: BridgeID.sortsBefore) == bridgeID
     }
 
+    /// Whether this bridge has been on the broker for the startup quiet time: the retained topics are in, so what it
+    /// knows of the owners counts.
+    public func isSettled(now: Instant) -> Bool {
+        guard let up = brokerUpSince else { return false }
+        return now >= up.advanced(by: settings.startupQuiet)
+    }
+
     /// Whether the bridge is online as far as this bridge knows (itself always, while on the broker).
     public func isOnline(_ bridge: String) -> Bool {
         bridge == bridgeID ? brokerUpSince != nil : states[bridge] == true

@@ -88,6 +88,17 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
         segmentsByAddress[address]?.sort()
     }
 
+    /// A wanted device now has another address (a tracker's resolvable private address changed: SPEC §12): what it
+    /// was heard at stays its reading, and the new address is the one the payload names from now on.
+    public mutating func move(_ segment: String, to address: BluetoothAddress) {
+        guard let old = wanted[segment], old != address else { return }
+        wanted[segment] = address
+        segmentsByAddress[old]?.removeAll { $0 == segment }
+        if segmentsByAddress[old]?.isEmpty == true { segmentsByAddress[old] = nil }
+        segmentsByAddress[address, default: []].append(segment)
+        segmentsByAddress[address]?.sort()
+    }
+
     /// Whether a device with this address is wanted.
     public func wants(address: BluetoothAddress) -> Bool { segmentsByAddress[address] != nil }
 
