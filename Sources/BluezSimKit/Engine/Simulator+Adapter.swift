@@ -126,7 +126,7 @@ extension Simulator {
     /// The peripheral of `d` advertises now: always, or (`advertise_while_connected: false`) while
     /// no adapter of any simulator sharing the link directory has a link to it.
     func advertises(_ d: SimulatedDevice) -> Bool {
-        d.advertiseWhileConnected || !links.isLinked(d.spec.address)
+        !d.retired && (d.advertiseWhileConnected || !links.isLinked(d.spec.address))
     }
 
     /// One advertisement of `d` received by `a`: creates the device object or updates its RSSI.
@@ -167,17 +167,19 @@ extension Simulator {
     }
 
     /// Removes temporary (never connected) devices unseen for `temporaryTimeout` on adapters that
-    /// do not discover.
+    /// do not discover, and the objects of retired private addresses (scenario `irk`) unseen that long
+    /// whether or not their adapter discovers.
     func sweepTemporaryDevices() {
         let now = clock.now
         for path in deviceOrder {
             guard let d = devices[path], d.exported, d.temporary, d.connection == .disconnected else { continue }
-            guard let a = adapters[d.adapterPath], a.present, !a.discovering else { continue }
+            guard let a = adapters[d.adapterPath], a.present, !a.discovering || d.retired else { continue }
             let seen = d.lastSeen ?? now
             if d.lastSeen == nil { d.lastSeen = now }
             if now - seen >= settings.temporaryTimeout {
                 logger.debug("temporary device removed", metadata: ["path": "\(d.path)"])
                 unexportDevice(d)
+                forgetRetired(d)
             }
         }
     }

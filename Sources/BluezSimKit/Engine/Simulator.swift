@@ -101,7 +101,9 @@ public actor Simulator {
             adapters[a.path] = a
             adapterOrder.append(a.path)
         }
-        for spec in scenario.devices {
+        let unixNow = Self.unixNanoseconds()
+        for scenarioSpec in scenario.devices {
+            let spec = Self.advertisedSpec(scenarioSpec, unixNanoseconds: unixNow)
             let d = SimulatedDevice(spec: spec, adapterPath: BlueZNames.adapterPath(spec.adapter), settings: scenario.settings,
                                     genericAttributeService: options.genericAttributeService)
             devices[d.path] = d
@@ -150,6 +152,14 @@ public actor Simulator {
                 await self?.sweepTemporaryDevices()
             }
         })
+        if untilNextRotation() != nil {
+            backgroundTasks.append(Task { [weak self] in
+                while !Task.isCancelled, let wait = await self?.untilNextRotation() {
+                    try? await Task.sleep(for: wait + .milliseconds(1))
+                    await self?.rotateAddresses()
+                }
+            })
+        }
         if let log = notifyLog {
             let every = options.notifyLogFlushInterval
             backgroundTasks.append(Task {
@@ -227,7 +237,7 @@ public actor Simulator {
 
     func devicesWith(address: String) -> [SimulatedDevice] {
         let upper = address.uppercased()
-        return deviceOrder.compactMap { devices[$0] }.filter { $0.spec.address == upper }
+        return deviceOrder.compactMap { devices[$0] }.filter { $0.spec.address == upper || $0.spec.identity == upper }
     }
 
     func devices(of adapter: SimulatedAdapter) -> [SimulatedDevice] {

@@ -82,6 +82,9 @@ final class SimulatedDevice {
     var batteryExported = false
     /// This device object's link holds the peripheral in the ``LinkRegistry``.
     var holdsLink = false
+    /// A private address the peripheral no longer uses (scenario `irk`): it never advertises again, and its object
+    /// goes like a temporary device's.
+    var retired = false
 
     init(spec: PeripheralSpec, adapterPath: String, settings: ScenarioSettings, genericAttributeService: Bool) {
         self.spec = spec

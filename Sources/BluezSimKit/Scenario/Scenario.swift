@@ -1,3 +1,5 @@
+import BridgeCore
+
 /// A simulation scenario: adapters, peripherals and timings (loaded from YAML by ``ScenarioLoader``).
 ///
 /// The YAML format is documented at the top of `scripts/sim/demo.yaml`.
@@ -167,6 +169,18 @@ public struct PeripheralSpec: Sendable {
     public var broadcast: BroadcastSpec?
     /// What it does when a central pairs (scenario `pairing`, `passkey`; default Just Works).
     public var pairing: PeripheralPairing = .justWorks
+    /// A phone or watch with privacy (scenario `irk`): it advertises from a resolvable private address of this key,
+    /// a new one every ``rotateEvery``; ``address`` is then the address currently advertised and ``identity`` the
+    /// scenario's `address` (its identity address, which the control interface names).
+    public var irk: IdentityResolvingKey?
+    /// How often a device with an ``irk`` takes a new resolvable private address (scenario `rotate_every`, default
+    /// 15 minutes, what phones do).
+    public var rotateEvery: Duration = .seconds(900)
+    /// The scenario's `address` when it differs from the advertised ``address`` (a device with an ``irk``).
+    public var identity: String?
+
+    /// The address the control interface names it by: the identity address, else the address.
+    public var controlAddress: String { identity ?? address }
 
     /// Creates a peripheral description.
     public init(address: String, addressType: String = "public", name: String? = nil, adapter: String = "hci0",
