@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// Trackers (SPEC §12) on bluez-sim: a phone whose resolvable private address changes every 2 s
+/// stays one tracker, `home`; quiet for `away_after` it goes `not_home`, and comes back; an
+/// iBeacon tracker; advertisers no tracker names are never published.
+@Suite(.timeLimit(.minutes(2)))
+struct PresenceTests {
+    static let irk = "ec0234a357c8ad05341010a60a397d9b"
+    static let beacon = "fda50693-a4e2-4fb1-afcf-c6eb07647825"
+    static let phone = "C0:FF:EE:00:19:01"
+
+    static let scenario = """
+        settings:
+          advertise_delay: 100ms
+          advertise_jitter: 50ms
+          rssi_interval: 500ms
+          temporary_timeout: 4s
+        adapters:
+          - name: hci0
+            address: "00:11:22:33:44:77"
+        devices:
+          - { name: Phone, address: "\(phone)", irk: "\(irk)", rotate_every: 2s, rssi: -60 }
+          - { address: "C0:FF:EE:00:19:02", ibeacon: "\(beacon):1:2", rssi: -70 }
+          - { address: "C0:FF:EE:00:19:03", ibeacon: "\(beacon):9:9", rssi: -50 }
+          - { name: Stranger, address: "5A:00:00:00:19:04", address_type: random, rssi: -40, advertise: ["180f"] }
+
+        """
+
+    static func options() -> HarnessOptions {
+        var options = HarnessOptions()
+        options.scenarioText = scenario
+        options.config = { port in
+            """
+            mqtt: { url: "mqtt://127.0.0.1:\(port)", client_id: bridge-under-test }
+            bluetooth: { adapter: hci0 }
+            trackers:
+              - { name: alice_phone, match: { irk: "\(irk)" }, away_after: 4s }
+              - { name: beacon, match: { ibeacon: "\(beacon):1:2" } }
+
+            """
+        }
+        return options
+    }
+
+    static func states(_ harness: Harness, _ tracker: String) -> [String] {
+        harness.observer.messages("ble/\(tracker)/presence").compactMap { $0.object?["state"] as? String }
+    }
+
+    @Test("a rotating phone stays one tracker and home; quiet → not_home after away_after; an iBeacon; strangers never published")
+    func phoneAndBeacon() async throws {
+        try await Harness.with(Self.options()) { harness in
+            let home = try await harness.waitFor("ble/alice_phone/presence", timeout: .seconds(20)) {
+                $0.object?["state"] as? String == "home"
+            }
+            #expect((home.object?["rssi"] as? Int).map { (-70 ... -50).contains($0) } == true, "\(home)")
+            #expect(home.object?["last_seen"] as? Int != nil, "\(home)")
+            let beacon = try await harness.waitFor("ble/beacon/presence", timeout: .seconds(20))
+            #expect(beacon.object?["state"] as? String == "home", "\(beacon)")
+
+            // Three rotations: new addresses, the same tracker, still home (never not_home).
+            try await Task.sleep(for: .seconds(6))
+            #expect(Self.states(harness, "alice_phone").allSatisfy { $0 == "home" }, "\(Self.states(harness, "alice_phone"))")
+            let resolved = ChildProcess.read(harness.bridgeLogPath).split(separator: "\n").filter {
+                $0.contains("tracker alice_phone: heard")
+            }
+            #expect(resolved.count == 1, "one tracker, logged once: \(resolved)")
+
+            // Out of range: not_home after away_after (4 s), with no RSSI; back: home.
+            let mark = harness.observer.count
+            let silenced = ContinuousClock.now
+            try await harness.simControl("SetInRange", Self.phone, "false")
+            let away = try await harness.waitFor("ble/alice_phone/presence", after: mark, timeout: .seconds(15)) {
+                $0.object?["state"] as? String == "not_home"
+            }
+            let took = ContinuousClock.now - silenced
+            #expect(took >= .seconds(3) && took < .seconds(10), "not_home after \(took)")
+            #expect(away.object?["rssi"] is NSNull, "\(away)")
+            #expect(Self.states(harness, "beacon").allSatisfy { $0 == "home" }, "the beacon is still heard")
+            let back = harness.observer.count
+            try await harness.simControl("SetInRange", Self.phone, "true")
+            _ = try await harness.waitFor("ble/alice_phone/presence", after: back, timeout: .seconds(15)) {
+                $0.object?["state"] as? String == "home"
+            }
+
+            let retained = try await harness.retained("ble/alice_phone/presence")
+            #expect(retained.object?["state"] as? String == "home", "retained: \(retained)")
+
+            // Only the configured trackers, and nothing for the others (no entity per passer-by).
+            let presence = Set(harness.observer.all.map(\.topic).filter { $0.hasSuffix("/presence") })
+            #expect(presence == ["ble/alice_phone/presence", "ble/beacon/presence"], "\(presence)")
+            let strangers = harness.observer.all.map(\.topic).filter {
+                $0.contains("5a0000001904") || $0.contains("c0ffee001903") || $0.contains("c0ffee001901")
+            }
+            #expect(strangers.isEmpty, "\(strangers)")
+        }
+    }
+}
