@@ -64,6 +64,9 @@ struct ClusterCore: Sendable {
 
     var bridgeID: String { ownership.bridgeID }
 
+    /// How old another bridge's reading of a tracker may be and still count for the room.
+    static let trackerReadingAge: Duration = .seconds(10)
+
     /// Whether a device with this address is wanted (what the radios hear of others is not needed).
     func wants(address: BluetoothAddress) -> Bool { sightings.wants(address: address) }
 
@@ -103,6 +106,7 @@ struct ClusterCore: Sendable {
             if ownership.wanted[segment] == nil {
                 out.append(.log(.debug, "cluster: tracker \(segment) is wanted [listen]"))
                 sightings.want(segment, address: address)
+                sightings.reportLastSeen(segment)
                 ownership.want(segment, .listen)
                 ownershipStep(.tick, now: now, unixTime: unixTime, &out)
             } else {
@@ -144,7 +148,9 @@ struct ClusterCore: Sendable {
                 if !trackers.isEmpty {
                     var heard: [String: RemoteSighting] = [:]
                     for (segment, device) in decoded?.devices ?? [:] where trackers.contains(segment) {
-                        heard[segment] = RemoteSighting(rssi: device.rssi)
+                        // Heard how long before the payload was built; an old reading is no strength for the room.
+                        let ago = device.lastSeen.map { Duration.seconds(max(0, decoded!.time - $0)) } ?? .zero
+                        heard[segment] = RemoteSighting(rssi: ago <= Self.trackerReadingAge ? device.rssi : nil, heardAgo: ago)
                     }
                     out.append(.trackerSightings(bridge: bridge, heard))
                 }

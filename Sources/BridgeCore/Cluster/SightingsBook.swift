@@ -63,6 +63,8 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
     /// Whether the broker connection is up.
     public private(set) var brokerUp = false
     var choices: [String: AdapterChoice<Instant>] = [:]
+    /// Segments whose entries say when they were last heard (`last_seen`: trackers).
+    public private(set) var aged: Set<String> = []
     private(set) var segmentsByAddress: [BluetoothAddress: [String]]
 
     /// Creates a book with nothing heard, no adapters and the broker down.
@@ -86,6 +88,11 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
         wanted[segment] = address
         segmentsByAddress[address, default: []].append(segment)
         segmentsByAddress[address]?.sort()
+    }
+
+    /// Makes the device's entries carry `last_seen` (a tracker: SPEC §12).
+    public mutating func reportLastSeen(_ segment: String) {
+        aged.insert(segment)
     }
 
     /// A wanted device now has another address (a tracker's resolvable private address changed: SPEC §12): what it
@@ -180,8 +187,13 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
             } else {
                 continue  // not heard in the last 60 s and not linked: not in the payload
             }
+            var lastSeen: Int64?
+            if aged.contains(segment), let heardAt = fresh[adapter]?.heardAt {
+                lastSeen = unixTime - heardAt.duration(to: now).components.seconds
+            }
             devices[segment] = SightingsPayload.Device(
-                address: wanted[segment]!, rssi: present[adapter], adapter: adapter, connected: link != nil)
+                address: wanted[segment]!, rssi: present[adapter], adapter: adapter, connected: link != nil,
+                lastSeen: lastSeen)
         }
         return SightingsPayload(
             time: unixTime, adapters: freeSlots.mapValues { SightingsPayload.Adapter(freeSlots: min(1000, max(0, $0))) },

@@ -30,13 +30,18 @@ public struct SightingsPayload: Sendable, Hashable {
         public var adapter: String
         /// Whether this bridge holds a link to it.
         public var connected: Bool
+        /// `last_seen` (an addition to SPEC §10's entry, for trackers only): when ``rssi`` was heard, in Unix
+        /// seconds. Without it an entry only says "heard in the last 60 s", and a tracker nobody hears any more would
+        /// go `not_home` up to a minute late.
+        public var lastSeen: Int64?
 
         /// Creates a device entry.
-        public init(address: BluetoothAddress, rssi: Int?, adapter: String, connected: Bool) {
+        public init(address: BluetoothAddress, rssi: Int?, adapter: String, connected: Bool, lastSeen: Int64? = nil) {
             self.address = address
             self.rssi = rssi
             self.adapter = adapter
             self.connected = connected
+            self.lastSeen = lastSeen
         }
     }
 
@@ -86,7 +91,11 @@ public struct SightingsPayload: Sendable, Hashable {
                 rssiValue.isNull ? nil : Int(try ClusterJSON.integer(rssiValue, "\(path).rssi", in: Self.rssiRange))
             let adapter = try ClusterJSON.identifier(try ClusterJSON.member(entry, "adapter", path), "\(path).adapter")
             let connected = try ClusterJSON.bool(try ClusterJSON.member(entry, "connected", path), "\(path).connected")
-            devices[member.key] = Device(address: address, rssi: rssi, adapter: adapter, connected: connected)
+            var lastSeen: Int64?
+            if let value = entry["last_seen"], !value.isNull {
+                lastSeen = try ClusterJSON.integer(value, "\(path).last_seen", in: 0...Int64(UInt32.max) * 64)
+            }
+            devices[member.key] = Device(address: address, rssi: rssi, adapter: adapter, connected: connected, lastSeen: lastSeen)
         }
         self.adapters = adapters
         self.devices = devices
@@ -106,14 +115,14 @@ public struct SightingsPayload: Sendable, Hashable {
         var deviceObject = JSONObject()
         for segment in devices.keys.sorted(by: BridgeID.sortsBefore) {
             let device = devices[segment]!
-            deviceObject.append(
-                segment,
-                [
-                    "address": .string(device.address.description),
-                    "rssi": device.rssi.map { .integer(Int64($0)) } ?? .null,
-                    "adapter": .string(device.adapter),
-                    "connected": .bool(device.connected),
-                ])
+            var entry: JSONObject = [
+                "address": .string(device.address.description),
+                "rssi": device.rssi.map { .integer(Int64($0)) } ?? .null,
+                "adapter": .string(device.adapter),
+                "connected": .bool(device.connected),
+            ]
+            if let lastSeen = device.lastSeen { entry.append("last_seen", .integer(lastSeen)) }
+            deviceObject.append(segment, .object(entry))
         }
         return ["t": .integer(time), "adapters": .object(adapterObject), "devices": .object(deviceObject)]
     }
