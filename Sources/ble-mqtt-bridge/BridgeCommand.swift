@@ -178,12 +178,14 @@ extension BridgeCommand {
         var seconds: Double
         var service: [String]
         var adapter: String
+        var irks: [String]
         var log: LogOptions
 
         init(_ command: ParsedCommandLine) {
             seconds = command.number("seconds") ?? 10
             service = command.allValues("service")
             adapter = command.value("adapter") ?? "hci0"
+            irks = command.allValues("irk")
             log = LogOptions(command)
         }
 
@@ -196,6 +198,14 @@ extension BridgeCommand {
                     throw ExitStatus(2)
                 }
                 uuids.append(u.uuidString)
+            }
+            var keys: [IdentityResolvingKey] = []
+            for text in irks {
+                guard let key = IdentityResolvingKey(hex: text) else {
+                    printError("error: --irk takes 32 hex digits (16 bytes, most significant first)")
+                    throw ExitStatus(2)
+                }
+                keys.append(key)
             }
             let adapterPath = adapter.hasPrefix("/") ? adapter : "/org/bluez/\(adapter)"
             let bus: DBusConnection
@@ -232,7 +242,8 @@ extension BridgeCommand {
                 if !uuids.isEmpty && !d.uuids.contains(where: { uuids.contains($0.uuidString) }) { return }
                 // Each advertiser once, and once more when its broadcast readings first decode
                 // (how a user finds which device a bindkey belongs to).
-                let summary = Self.decodedSummary(d)
+                let parts = [Self.decodedSummary(d), Self.trackerSummary(d, keys: keys)].compactMap { $0 }
+                let summary = parts.isEmpty ? nil : parts.joined(separator: "  ")
                 if seen.contains(path) && (summary == nil || decoded.contains(path)) { return }
                 seen.insert(path)
                 if summary != nil { decoded.insert(path) }
@@ -266,6 +277,17 @@ extension BridgeCommand {
             }
             try? await bluez.stopDiscovery(adapter: adapterPath)
             bus.close()
+        }
+
+        /// What a tracker (SPEC §12) would match: `ibeacon uuid:major:minor`, and `irk N` when the address is a
+        /// resolvable private address of the N-th `--irk` (counted from 1).
+        static func trackerSummary(_ d: BlueZDevice, keys: [IdentityResolvingKey]) -> String? {
+            var parts: [String] = []
+            if let beacon = IBeacon(manufacturerData: d.manufacturerData) { parts.append("ibeacon \(beacon.identity)") }
+            if d.addressType == .random, let index = keys.firstIndex(where: { $0.resolves(d.address) }) {
+                parts.append("irk \(index + 1)")
+            }
+            return parts.isEmpty ? nil : parts.joined(separator: "  ")
         }
 
         /// `bthome_v2 #17 temperature=21.5 humidity=45.12`, `bthome_v2 encrypted (needs a bindkey)`,

@@ -95,4 +95,30 @@ struct PresenceTests {
             #expect(strangers.isEmpty, "\(strangers)")
         }
     }
+
+    @Test("scan shows the iBeacons and, with --irk, the addresses that resolve to the key")
+    func scanShowsTrackers() async throws {
+        var options = Self.options()
+        options.startBroker = false
+        options.startBridge = false
+        try await Harness.with(options) { harness in
+            var environment = ProcessInfo.processInfo.environment
+            environment["DBUS_SYSTEM_BUS_ADDRESS"] = harness.busAddress
+            let scan = try await ChildProcess.run(
+                Paths.bridge, ["scan", "--seconds", "3", "--irk", "00112233445566778899aabbccddeeff", "--irk", Self.irk],
+                environment: environment, directory: harness.directory)
+            #expect(scan.termination == .exited(0), "\(scan.termination): \(scan.output)")
+            let lines = scan.output.split(separator: "\n")
+            #expect(lines.contains { $0.contains("ibeacon \(Self.beacon):1:2") }, "\(scan.output)")
+            #expect(lines.contains { $0.contains("ibeacon \(Self.beacon):9:9") }, "\(scan.output)")
+            let phone = lines.filter { $0.contains("irk 2") }
+            #expect(!phone.isEmpty && phone.allSatisfy { $0.contains("random") }, "\(scan.output)")
+            #expect(!lines.contains { $0.contains("irk 1") }, "the other key resolves nothing: \(scan.output)")
+            #expect(!lines.contains { $0.hasPrefix("5A:00:00:00:19:04") && $0.contains("irk") }, "\(scan.output)")
+            let bad = try await ChildProcess.run(
+                Paths.bridge, ["scan", "--seconds", "1", "--irk", "xyz"], environment: environment, directory: harness.directory)
+            #expect(bad.termination == .exited(2), "\(bad.termination): \(bad.output)")
+            #expect(bad.output.contains("--irk takes 32 hex digits"), "\(bad.output)")
+        }
+    }
 }

@@ -40,6 +40,10 @@ public enum BridgeCommandLine {
                 name: "adapter", valueName: "adapter", help: "The adapter (hci0 or /org/bluez/hci0).",
                 defaultValue: "hci0"),
             CommandLineOption(
+                name: "irk", valueName: "hex",
+                help: "An identity resolving key (32 hex digits): mark the addresses that resolve to it (repeatable).",
+                isRepeatable: true),
+            CommandLineOption(
                 name: "log-level", valueName: "level", help: "The log level.", kind: .choice(logLevels),
                 defaultValue: "warning"),
         ])
