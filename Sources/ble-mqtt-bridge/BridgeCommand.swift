@@ -280,12 +280,23 @@ extension BridgeCommand {
         }
 
         /// What a tracker (SPEC §12) would match: `ibeacon uuid:major:minor`, and `irk N` when the address is a
-        /// resolvable private address of the N-th `--irk` (counted from 1).
+        /// resolvable private address of the N-th `--irk` (counted from 1). A key given in the other byte order (as
+        /// BlueZ stores it in `/var/lib/bluetooth`: least significant byte first) is recognised too, and the line says
+        /// which hex to configure.
         static func trackerSummary(_ d: BlueZDevice, keys: [IdentityResolvingKey]) -> String? {
             var parts: [String] = []
             if let beacon = IBeacon(manufacturerData: d.manufacturerData) { parts.append("ibeacon \(beacon.identity)") }
-            if d.addressType == .random, let index = keys.firstIndex(where: { $0.resolves(d.address) }) {
-                parts.append("irk \(index + 1)")
+            if d.addressType == .random {
+                for (index, key) in keys.enumerated() {
+                    if key.resolves(d.address) {
+                        parts.append("irk \(index + 1)")
+                        break
+                    }
+                    if let reversed = IdentityResolvingKey(bytes: key.bytes.reversed()), reversed.resolves(d.address) {
+                        parts.append("irk \(index + 1) in the other byte order: configure irk \"\(Hex.encode(reversed.bytes))\"")
+                        break
+                    }
+                }
             }
             return parts.isEmpty ? nil : parts.joined(separator: "  ")
         }

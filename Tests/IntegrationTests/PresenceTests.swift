@@ -114,11 +114,23 @@ struct PresenceTests {
             let phone = lines.filter { $0.contains("irk 2") }
             #expect(!phone.isEmpty && phone.allSatisfy { $0.contains("random") }, "\(scan.output)")
             #expect(!lines.contains { $0.contains("irk 1") }, "the other key resolves nothing: \(scan.output)")
+            // The key as BlueZ stores it (least significant byte first): recognised, with the hex to configure.
+            let reversed = String(decoding: Array(Self.irk.utf8).chunked2().reversed().joined(), as: UTF8.self)
+            let flipped = try await ChildProcess.run(
+                Paths.bridge, ["scan", "--seconds", "3", "--irk", reversed], environment: environment, directory: harness.directory)
+            #expect(flipped.output.contains("irk 1 in the other byte order: configure irk \"\(Self.irk)\""), "\(flipped.output)")
             #expect(!lines.contains { $0.hasPrefix("5A:00:00:00:19:04") && $0.contains("irk") }, "\(scan.output)")
             let bad = try await ChildProcess.run(
                 Paths.bridge, ["scan", "--seconds", "1", "--irk", "xyz"], environment: environment, directory: harness.directory)
             #expect(bad.termination == .exited(2), "\(bad.termination): \(bad.output)")
             #expect(bad.output.contains("--irk takes 32 hex digits"), "\(bad.output)")
         }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// The hex digits in pairs (one byte each).
+    fileprivate func chunked2() -> [[UInt8]] {
+        stride(from: 0, to: count, by: 2).map { Array(self[$0..<Swift.min($0 + 2, count)]) }
     }
 }
