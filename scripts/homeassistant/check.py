@@ -40,6 +40,7 @@ ECHO = "D0:5A:00:00:EC:01"
 WEATHER = "C0:FF:EE:00:29:04"  # appended from scripts/homeassistant/weather.yaml
 PERIPHERALS = {POLAR: "Polar H10 Sim", ENV: "Env Sensor Sim", ECHO: "Echo Sim", WEATHER: "Weather Sim"}
 BRIDGE_CLIENT_ID = "ha-check-bridge"
+TRACKER_NODE = "ble_tracker_alice_phone"  # scripts/check-homeassistant's tracker
 ECHO_WRITE_UUID = "5e1f0002-b5a3-4c1d-9e0a-ec40ec40ec40"
 ECHO_LEVEL_UUID = "5e1f0003-b5a3-4c1d-9e0a-ec40ec40ec40"
 
@@ -1018,6 +1019,51 @@ async def phase_legacy_before(args, session) -> None:
     ok("the earlier version's heart rate entity exists", entry["entity_id"])
 
 
+async def wait_tracker(ha: HA, want: str, timeout: float):
+    """The device_tracker of the alice_phone tracker once its state is `want` (or the last seen), its registry entry,
+    its device, the snapshot and the seconds waited."""
+    t0 = time.monotonic()
+    while True:
+        snap = await ha.snapshot()
+        device = next((d for d in snap.mqtt_devices()
+                       if ["mqtt", TRACKER_NODE] in d.get("identifiers", [])), None)
+        entries = snap.entities_of(device) if device else []
+        tracker = next((e for e in entries if platform_of(e) == "device_tracker"), None)
+        st = snap.state(tracker["entity_id"]) if tracker else None
+        if (st and st["state"] == want) or time.monotonic() - t0 > timeout:
+            return tracker, st, device, entries, snap, time.monotonic() - t0
+        await asyncio.sleep(0.5)
+
+
+async def phase_tracker(args, session, want: str) -> None:
+    ha = await connect(args, session)
+    tracker, st, device, entries, snap, took = await wait_tracker(ha, want, 30)
+    await ha.close()
+    what = f"tracker alice_phone {want}"
+    if tracker is None:
+        fail(what, f"no device_tracker on a device {TRACKER_NODE}: devices "
+                   f"{[d.get('name') for d in snap.mqtt_devices()]}")
+        return
+    attrs = (st or {}).get("attributes", {})
+    problems = []
+    if not st or st["state"] != want:
+        problems.append(f"state {(st or {}).get('state')!r} after {took:.0f} s")
+    if attrs.get("source_type") != "bluetooth_le":
+        problems.append(f"source_type {attrs.get('source_type')!r}")
+    if not attrs.get("room"):
+        problems.append(f"no room attribute: {attrs}")
+    if want == "home" and not isinstance(attrs.get("rssi"), int):
+        problems.append(f"rssi attribute {attrs.get('rssi')!r}")
+    rssi = next((e for e in entries if platform_of(e) == "sensor" and "rssi" in (e.get("unique_id") or "")), None)
+    if rssi is None or rssi.get("disabled_by") != "integration":
+        problems.append(f"the RSSI sensor is not disabled by default: {rssi}")
+    if problems:
+        fail(what, "; ".join(problems))
+    else:
+        ok(what, f"{tracker['entity_id']} = {st['state']} within {took:.1f} s, room {attrs.get('room')!r}, "
+                 f"rssi {attrs.get('rssi')}")
+
+
 async def phase_legacy_after(args, session) -> None:
     """After the bridge took over: the same entity (same entity_id), now in the device-based config."""
     state = json.load(open(args.state)) if os.path.exists(args.state) else {}
@@ -1056,7 +1102,9 @@ async def main() -> int:
         return 1 if failures else 0
     phases = {"setup": phase_setup, "discovery": phase_discovery, "bridge-stopped": phase_bridge_stopped,
               "bridge-started": phase_bridge_started, "ha-restarted": phase_ha_restarted,
-              "legacy-before": phase_legacy_before, "legacy-after": phase_legacy_after}
+              "legacy-before": phase_legacy_before, "legacy-after": phase_legacy_after,
+              "tracker-home": lambda a, s: phase_tracker(a, s, "home"),
+              "tracker-away": lambda a, s: phase_tracker(a, s, "not_home")}
     async with aiohttp.ClientSession() as session:
         try:
             await phases[args.phase](args, session)
