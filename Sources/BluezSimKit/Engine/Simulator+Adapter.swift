@@ -136,6 +136,7 @@ extension Simulator {
         guard passive || a.accepts(d.spec, rssi: rssi) else { return }
         d.lastSeen = clock.now
         if !d.exported {
+            advertisementReports &+= 1
             exportDevice(d, rssi: rssi)
             logger.info("device found", metadata: ["address": "\(d.spec.address)", "name": "\(d.spec.name ?? "")"])
             return
@@ -162,6 +163,7 @@ extension Simulator {
         }
         d.hasRSSIProperty = true
         if !changes.isEmpty {
+            advertisementReports &+= 1
             server.setProperties(path: d.path, interface: BlueZNames.device, changes)
         }
     }

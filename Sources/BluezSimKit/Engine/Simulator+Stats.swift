@@ -177,6 +177,7 @@ extension Simulator {
             "connected_devices": .uint32(UInt32(connected)),
             "discovery_starts": .uint64(discoveryStarts),
             "discovery_start_failures": .uint64(discoveryStartFailures),
+            "advertisement_reports": .uint64(advertisementReports),
             "discovering": .bool(discovering),
             "devices": .dictionary(key: "s", value: "a{sv}", entries),
             "adapters": .dictionary(key: "s", value: "a{sv}", adapterEntries),
@@ -197,5 +198,6 @@ extension Simulator {
         }
         for path in adapterOrder { adapters[path]?.discoveryStarts = 0 }
         discoveryStartFailures = 0
+        advertisementReports = 0
     }
 }

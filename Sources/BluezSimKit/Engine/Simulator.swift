@@ -76,6 +76,8 @@ public actor Simulator {
     var startDiscoveryFault: DBusError?
     /// `StartDiscovery` calls that failed because of ``startDiscoveryFault``.
     var discoveryStartFailures: UInt64 = 0
+    /// Advertisements that reached a client: a device object exported, or its properties signalled.
+    var advertisementReports: UInt64 = 0
     /// What was last written to the state store.
     var savedKnownDevices: [KnownDevice]?
     /// The id of the last `AcquireNotify` session.
