@@ -151,12 +151,13 @@ import Testing
         #expect(scan.hasPrefix("OVERVIEW: List nearby LE peripherals as they are found.\n"))
         #expect(
             scan.contains(
-                "USAGE: ble-mqtt-bridge scan [--seconds <seconds>] [--service <uuid> ...] [--adapter <adapter>] [--log-level <level>]\n"
+                "USAGE: ble-mqtt-bridge scan [--seconds <seconds>] [--service <uuid> ...] [--adapter <adapter>] [--irk <hex> ...] [--log-level <level>]\n"
             ))
         #expect(scan.contains("  --seconds <seconds>     Stop after this many seconds. (default: 10)\n"))
         #expect(scan.contains("  --service <uuid>        Only peripherals advertising this service\n"))
         #expect(scan.contains("(repeatable)"))
         #expect(scan.contains("  --adapter <adapter>     The adapter (hci0 or /org/bluez/hci0). (default: hci0)\n"))
+        #expect(scan.contains("  --irk <hex>             An identity resolving key"), "\(scan)")
         #expect(scan.contains("(default: warning)"))
         #expect(helpText(["help", "scan"]) == scan)
 

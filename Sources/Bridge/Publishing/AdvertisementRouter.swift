@@ -76,6 +76,12 @@ final class AdvertisementRouter: Sendable {
     var lastAdvertisement: BridgeInstant? { lastAny.withLock { $0 } }
     private let lastAny = Mutex<BridgeInstant?>(nil)
 
+    /// Any other device's advertisement: the scan is alive (``lastAdvertisement``).
+    func noteScanAlive() {
+        let now = clock.now
+        lastAny.withLock { $0 = now }
+    }
+
     /// An advertisement from BlueZ; false when it is not an advertisement device's.
     @discardableResult
     func handle(_ ad: BlueZAdvertisement) -> Bool {
