@@ -8,7 +8,8 @@
 # for devices of the peripheral's adapter only; the bridge's Pair keeps the bridge's agent.
 #   1. the suite's bridge stops; periph-agent.py starts; a bridge with the suite's config but
 #      `pairing: just_works` for the peripheral and a fresh state file starts;
-#   2. (a) the encrypted ...def3 is read after Just Works pairing: its value on MQTT and in the
+#   2. (a) the encrypted ...def3 is read after Just Works pairing (5.66 pairs by itself when the read is
+#      refused; README): its value on MQTT and in the
 #      example server's log, "paired and bonded" in the bridge's log, bridge/devices paired and
 #      bonded, Device1.Paired (and Trusted) on the central side, the peripheral side's request
 #      answered by periph-agent.py, not by the bridge's agent;
@@ -158,17 +159,19 @@ pr_encrypted_read() {
   echo "def3 (encrypt-read) read after pairing: $(last_payload "$PR_ENC_TOPIC") on $PR_ENC_TOPIC; the example server logged the read"
 }
 
-# (a) the bridge's log: one pairing, Just Works, successful
+# (a) the bridge's log: the device paired and bonded, no pairing failure. On 5.66 bluetoothd pairs by itself
+# (Just Works) when the read of def3 is refused for lack of encryption, before the bridge could call Pair: the
+# bridge logs the bond it sees ("paired and bonded in BlueZ (without the bridge's Pair ...)") and trusts it;
+# after its own Pair it logs "paired and bonded". def5 (secure-read: an authenticated key) stays refused.
 pr_paired_log() {
   local lines
   pr_need || return
-  lines=$(tail -n +"$((PR_START_LINE + 1))" "$BRIDGE_LOG" | grep -E 'pairing|paired|pairing agent')
+  lines=$(tail -n +"$((PR_START_LINE + 1))" "$BRIDGE_LOG" | grep -E 'pairing|paired|pairing agent|bonded')
   echo "$lines" | cut -c1-300
-  echo "$lines" | grep -q 'pairing (just_works)' || fail "the bridge's log has no 'pairing (just_works)'" || return
   echo "$lines" | grep -q 'paired and bonded' || fail "the bridge's log has no 'paired and bonded'" || return
-  ! echo "$lines" | grep -q 'pairing failed' || fail "the bridge's log says: $(echo "$lines" | grep -m1 'pairing failed')" || return
+  ! echo "$lines" | grep -q 'pairing failed' || fail "the bridge's log says: $(echo "$lines" | grep -m1 'pairing failed' | cut -c1-200)" || return
   PR_PAIRED=1
-  echo "bridge log: $(echo "$lines" | grep -m1 'paired and bonded' | sed 's/^.*\] //' | cut -c1-160)"
+  echo "bridge log: $(echo "$lines" | grep -m1 'paired and bonded' | sed 's/^.*\] //' | cut -c1-200)"
 }
 
 # (a) bridge/devices: paired and bonded
