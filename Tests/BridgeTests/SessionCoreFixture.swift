@@ -185,6 +185,7 @@ struct SessionCoreFixture {
             case .paired: return "report paired"
             }
         case .pair(let attempt, _): return "Pair #\(attempt)"
+        case .trust: return "trust"
         case .requestSlot: return "requestSlot"
         case .releaseSlot: return "releaseSlot"
         case .log: return nil

@@ -134,6 +134,56 @@ import Testing
             F.resolved, at: 2.6, ["report unreadable \(BluetoothUUID("2a38")!.uuidString)", "ReadValue 180f/2a19 #1"])
     }
 
+    /// `view` with `Device1.Paired` true.
+    static func paired(_ view: SessionCore.DeviceView) -> SessionCore.DeviceView {
+        var v = view
+        v.paired = true
+        return v
+    }
+
+    @Test("real 5.66: BlueZ pairs on its own (Just Works) when a read needs encryption: logged once, trusted, reported; a read refused although bonded is not paired for and not read again")
+    func refusedDespiteBond() throws {
+        let yaml = F.yaml + "\n    pairing: just_works\n"
+        var f = try F(yaml: yaml)
+        f.driveToResolved()
+        _ = f.receive(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2)
+        f.expect(try f.subscribed("2a19", attempt: 1), F.resolved, at: 2, ["ReadValue 180d/2a38 #1"])
+        // The read succeeded after bluetoothd paired inline: the device shows Paired from here on.
+        let bonded = Self.paired(F.resolved)
+        f.expect(try f.read("2a38", attempt: 1, [1]), bonded, at: 2.2, ["publishRead 180d/2a38 [1]", "trust", "report paired", "ReadValue 180f/2a19 #1"])
+        // Once per session: nothing more on the next input.
+        let refused = BlueZError(code: .failed, name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0e")
+        // 2a19 asks for more than the bond gives (5.66 drops the link): no Pair, now or on the next connection.
+        _ = f.receive(.connectedChanged(false), Self.paired(F.disconnected), at: 3)
+        f.expect(
+            .operationFinished(attempt: 1, .read(try f.mapped("2a19"), initial: true, .failure(refused), linkDropped: true)),
+            Self.paired(F.disconnected), at: 3.1, [])
+        #expect(!f.core.pairing.onConnect, "no pairing on the next connection: the device is bonded")
+        #expect(f.core.unreadable == [BluetoothUUID("2a19")!.uuidString], "remembered for this session (just_works: not in the state file)")
+        _ = f.step(.deadline, Self.paired(F.disconnected), at: 10)
+        _ = f.receive(.slotGranted, Self.paired(F.disconnected), at: 10)
+        _ = f.receive(.connectFinished(attempt: 3, error: nil), Self.paired(F.connected), at: 11)
+        let setup = f.receive(.servicesResolved(true), bonded, at: 12).filter { !$0.hasPrefix("route") }
+        #expect(setup == ["AcquireNotify 180d/2a37 #3"], "no Pair, no second trust")
+        _ = f.receive(try f.subscribed("2a37", attempt: 3), bonded, at: 13)
+        f.expect(try f.subscribed("2a19", attempt: 3), bonded, at: 13, ["ReadValue 180d/2a38 #3"])
+        let done = f.receive(try f.read("2a38", attempt: 3, [1]), bonded, at: 13.1)
+        #expect(done.contains("publishRead 180d/2a38 [1]") && !done.contains("ReadValue 180f/2a19 #3"), "2a19 is not read again: \(done)")
+    }
+
+    @Test("a read refused while connected and bonded (pairing: none): no Pair, remembered in the state file")
+    func refusedWhileBondedNone() throws {
+        var f = try F()
+        f.driveToResolved()
+        let bonded = Self.paired(F.resolved)
+        _ = f.receive(try f.subscribed("2a37", attempt: 1), bonded, at: 2)
+        _ = f.receive(try f.subscribed("2a19", attempt: 1), bonded, at: 2)
+        let refused = BlueZError(code: .failed, name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x05")
+        f.expect(
+            .operationFinished(attempt: 1, .read(try f.mapped("2a38"), initial: true, .failure(refused), linkDropped: false)),
+            bonded, at: 2.1, ["report unreadable \(BluetoothUUID("2a38")!.uuidString)", "ReadValue 180f/2a19 #1"])
+    }
+
     @Test("a command queued behind the setup runs after it and is answered")
     func commandBehindSetup() throws {
         var f = try F()

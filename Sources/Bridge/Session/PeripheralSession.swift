@@ -76,7 +76,7 @@ final class PeripheralSession {
             }
             return SessionCore.DeviceView(
                 connected: d.connected, servicesResolved: d.servicesResolved, uuids: d.uuids, name: d.name,
-                services: services)
+                services: services, paired: d.paired || d.bonded)
         }
     }
 
@@ -130,6 +130,12 @@ final class PeripheralSession {
                     logger.notice("paired, but Trusted = true failed: \(error)")
                 }
                 mailbox.send(.pairFinished(attempt: attempt, error: nil))
+            }
+        case .trust:
+            group.addTask {
+                do throws(BlueZError) { try await central.setTrusted(device: path, true) } catch {
+                    logger.notice("Trusted = true failed: \(error)")
+                }
             }
         case .releaseNotify(let characteristic):
             central.releaseNotify(characteristic: characteristic)

@@ -24,6 +24,8 @@ extension SessionCore {
         /// A pairing of this session failed (kept across connections): a device with `pairing: none` is not
         /// paired again (BlueZ cannot pair it), or every connection would pair, read, be dropped and start over.
         var everFailed = false
+        /// BlueZ showed the device paired during this session (kept across connections: ``noteBond()``).
+        var bondSeen = false
     }
 
     /// How long `Pair` may take (a passkey typed by the agent at once; a peripheral that never answers).
@@ -44,9 +46,37 @@ extension SessionCore {
         set { pairing.onConnect = newValue }
     }
 
-    /// Whether a refusal (`error`) should lead to a pairing now.
+    /// Whether a refusal (`error`) should lead to a pairing now. Not when BlueZ has a bond already: the refusal asks
+    /// for more than it gives (an authenticated or Secure Connections key: Just Works cannot), and 5.66 answers `Pair`
+    /// on an LE-bonded device with `AuthenticationFailed` (it tries BR/EDR).
     func mayPair(after error: BlueZError) -> Bool {
         pairingAllowed && !pairing.running && !pairing.pairedThisConnection && pairing.failure == nil && !givenUp
+            && !bondedNow
+    }
+
+    /// BlueZ shows the device paired (or bonded) now, and no pairing of the bridge is in flight.
+    var bondedNow: Bool { view?.paired == true && !pairing.running }
+
+    /// A read refused although the device is bonded: pairing again cannot help (on real 5.66 the read even drops the
+    /// link each time, so every connection would be dropped). Not read again: remembered in the state file with
+    /// `pairing: none` as before, for this session only for a device configured to pair (its configuration may ask
+    /// for a passkey, an authenticated bond, next time).
+    mutating func refusedDespiteBond(_ mc: MappedCharacteristic, _ error: BlueZError) {
+        guard unreadable.insert(mc.uuid.uuidString).inserted else { return }
+        if pairingMode == .none { emit(.report(.unreadable(uuid: mc.uuid.uuidString))) }
+        log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) although \(device.address) is bonded: it needs more security than the bond gives (authenticated pairing?); not reading it again\(pairingMode == .none ? "" : " while the bridge runs")")
+    }
+
+    /// The first time in a session that BlueZ shows a configured device paired without the bridge's `Pair` (5.66
+    /// pairs on its own, Just Works through the default agent, when a read needs encryption; or a bond from
+    /// before): logged, reported (`bridge/devices`) and trusted, as after the bridge's own pairing.
+    mutating func noteBond() {
+        guard pairingAllowed, view?.paired == true, !pairing.bondSeen else { return }
+        pairing.bondSeen = true
+        guard !pairing.running, !pairing.pairedThisConnection else { return }
+        log(.notice, "\(device.address): paired and bonded in BlueZ (without the bridge's Pair: BlueZ paired it when a read needed encryption, or a bond from before); trusting it")
+        emit(.trust)
+        emit(.report(.paired))
     }
 
     /// A device with `pairing: none` whose pairing failed once: BlueZ cannot pair it (configured devices are tried
@@ -121,10 +151,12 @@ extension SessionCore {
     /// A new connection: pairing may be tried again.
     mutating func resetPairingForConnection() {
         let (onConnect, onConnectFor, everFailed) = (pairing.onConnect, pairing.onConnectFor, pairing.everFailed)
+        let bondSeen = pairing.bondSeen
         pairing = PairingState()
         pairing.onConnect = onConnect
         pairing.onConnectFor = onConnectFor
         pairing.everFailed = everFailed
+        pairing.bondSeen = bondSeen
     }
 
     static func describe(_ op: GattOperation) -> String {

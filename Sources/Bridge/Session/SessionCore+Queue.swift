@@ -83,6 +83,8 @@ extension SessionCore {
             }
         case .read(let mc, let initial, let result, let linkDropped):
             if case .failure(let error) = result, Self.isSecurityRefusal(error, linkDropped: linkDropped) {
+                // Bonded already: pairing cannot give what the read asks for (real 5.66 pairs Just Works on its own).
+                if bondedNow { return refusedDespiteBond(mc, error) }
                 if !linkDropped, attempt == generation, mayPair(after: error) {
                     return pair(for: .read(mc, initial: initial), attempt: attempt)
                 }

@@ -73,6 +73,8 @@ extension SessionCore {
         var uuids: [BluetoothUUID]
         var name: String?
         var services: [Service]
+        /// `Device1.Paired` (or `Bonded`): BlueZ has keys for it, whoever paired it.
+        var paired = false
     }
 
     /// What the executor must do, in order. BlueZ calls carry the connection attempt they belong
@@ -109,6 +111,8 @@ extension SessionCore {
         case report(SessionReport)
         /// `Device1.Pair` then `Trusted = true`; completes as ``SessionInput/pairFinished(attempt:error:)``.
         case pair(attempt: Int, timeout: Duration)
+        /// `Trusted = true` for a bond BlueZ made without the bridge's `Pair` (no completion).
+        case trust
         /// Ask the slot pool for a connection slot (answered with ``SessionInput/slotGranted``).
         case requestSlot
         /// Give the connection slot back.

@@ -101,6 +101,7 @@ struct SessionCore: Sendable {
         case .mailboxFinished: stop()
         case .received(let input): receive(input)
         }
+        if !ended { noteBond() }
         if ended {
             failQueuedCommands(CommandError(.notConnected, "the bridge stopped managing device '\(device.segment)'"))
         } else {
