@@ -70,7 +70,7 @@ final class PresenceRouter: Sendable {
         var first: [String] = []
         var toForward: [String] = []
         let rssi = ad.rssi.flatMap { RSSIWindow<BridgeInstant>.isValid($0) ? $0 : nil }
-        let (publications, earlier, matched) = state.withLock { s -> ([PresencePublication], Bool, Bool) in
+        let (publications, earlier, matched) = state.withLock { s -> ([Sent], Bool, Bool) in
             let names = s.matcher.match(
                 address: ad.address, isRandom: ad.addressType == .random, manufacturerData: ad.manufacturerData)
             guard !names.isEmpty else { return ([], false, false) }
@@ -86,7 +86,7 @@ final class PresenceRouter: Sendable {
                     }
                 }
             }
-            return (out, Self.rearm(&s, now: now), true)
+            return (send(out, &s), Self.rearm(&s, now: now), true)
         }
         if let forward, let rssi {
             for name in toForward { forward(name, ad.address, ad.path, rssi) }
@@ -94,7 +94,7 @@ final class PresenceRouter: Sendable {
         for name in first {
             logger.info("tracker \(name): heard (\(ad.address)\(ad.rssi.map { $0 == 127 ? "" : ", \($0) dBm" } ?? ""))")
         }
-        publish(publications)
+        log(publications)
         if earlier { wake() }
         return matched
     }
@@ -114,12 +114,12 @@ final class PresenceRouter: Sendable {
         let now = clock.now
         var ticking = false
         if case .tick = input { ticking = true }
-        let (publications, earlier) = state.withLock { s -> ([PresencePublication], Bool) in
+        let (publications, earlier) = state.withLock { s -> ([Sent], Bool) in
             let out = s.core.handle(input, now: now, unixTime: Self.unixTime)
             if ticking { s.armed = nil }
-            return (out, Self.rearm(&s, now: now))
+            return (send(out, &s), Self.rearm(&s, now: now))
         }
-        publish(publications)
+        log(publications)
         // The supervisor's loop itself ticks, and reads ``deadline`` right after.
         if earlier && !ticking { wake() }
     }
@@ -139,19 +139,28 @@ final class PresenceRouter: Sendable {
         return false
     }
 
-    private func publish(_ publications: [PresencePublication]) {
-        for p in publications {
-            let changed = state.withLock { s -> Bool in
-                defer { s.published[p.tracker] = p.payload.state }
-                return s.published[p.tracker] != p.payload.state
-            }
+    /// A publication sent, and whether it changed the tracker's state.
+    private typealias Sent = (publication: PresencePublication, changed: Bool)
+
+    /// Publishes under the lock: the I/O thread (an advertisement) and the supervisor's loop (a timer) both decide,
+    /// and the broker must get their payloads in the order the core decided them (a `home` overtaken by an older
+    /// `not_home` would stay retained).
+    private func send(_ publications: [PresencePublication], _ s: inout State) -> [Sent] {
+        publications.map { p in
+            _ = broker.publish(topic: topics.presence(tracker: p.tracker), payload: p.payload.jsonBytes, qos: 1, retain: true)
+            defer { s.published[p.tracker] = p.payload.state }
+            return (p, s.published[p.tracker] != p.payload.state)
+        }
+    }
+
+    private func log(_ sent: [Sent]) {
+        for (p, changed) in sent {
             let rssi = p.payload.rssi.map { ", \($0) dBm" } ?? ""
             if changed {
                 logger.info("tracker \(p.tracker): \(p.payload.state.rawValue) (bridge \(p.payload.bridge)\(rssi))")
             } else {
                 logger.debug("tracker \(p.tracker): \(p.payload.state.rawValue)\(rssi)")
             }
-            _ = broker.publish(topic: topics.presence(tracker: p.tracker), payload: p.payload.jsonBytes, qos: 1, retain: true)
         }
     }
 
