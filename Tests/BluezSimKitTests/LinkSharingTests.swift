@@ -132,7 +132,8 @@ import Testing
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let ready = String(decoding: out.fileHandleForReading.readData(ofLength: 16), as: UTF8.self)
+        let reader = out.fileHandleForReading
+        let ready = await offThePool { String(decoding: reader.readData(ofLength: 16), as: UTF8.self) }
         #expect(ready.hasPrefix("bluez-sim ready"), "printed \(ready)")
         let client = try DBusConnection.connect(address: bus.address, logger: SimHarness.logger)
         defer { client.close() }
@@ -142,7 +143,8 @@ import Testing
         try await SimHarness.run(Self.scenario, options: Self.options(dir)) { h in
             await #expect(throws: Self.notAnswering) { try await h.call(path, BlueZNames.device, "Connect") }
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            let child = UncheckedProcess(process)
+            await offThePool { child.process.waitUntilExit() }
             try await h.call(path, BlueZNames.device, "Connect")
             #expect(try await h.property(path, BlueZNames.device, "Connected") == .bool(true))
         }
@@ -157,4 +159,10 @@ import Testing
         }
         return "/\(root)/.build/debug/bluez-sim"
     }()
+}
+
+/// A `Process` handed to ``offThePool(_:)`` (only `waitUntilExit` runs there).
+private struct UncheckedProcess: @unchecked Sendable {
+    let process: Process
+    init(_ process: Process) { self.process = process }
 }
