@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -7,8 +8,17 @@ import Musl
 #endif
 
 /// The client's end of an acquired notification socket, as a test reads it.
-struct ClientSocket: Sendable {
+///
+/// ``close()`` closes the descriptor once, however often it is called: a second `close(2)` of the same number
+/// would close whatever another test running beside this one opened under it since (a D-Bus connection's socket:
+/// that test's calls then fail with `Disconnected` or `NoReply`).
+final class ClientSocket: Sendable {
     let fd: Int32
+    private let closed = Mutex(false)
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
 
     /// Waits (on a Dispatch thread, not the test's) up to `timeoutMs` for `events`; the `revents`
     /// (0 on timeout).
@@ -66,6 +76,10 @@ struct ClientSocket: Sendable {
     }
 
     func close() {
-        _ = Glibc.close(fd)
+        let first = closed.withLock { closed -> Bool in
+            defer { closed = true }
+            return !closed
+        }
+        if first { _ = Glibc.close(fd) }
     }
 }
