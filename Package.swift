@@ -88,9 +88,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "BridgeBase"]),
+        // A private dbus-daemon for the tests that need a bus (Foundation is fine here: tests only).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "BridgeBase", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit", "BridgeBase"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit", "BridgeBase", "TestSupport"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),
         .testTarget(
             name: "BridgeTests",

@@ -24,6 +24,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "BridgeCore", package: root),
                 .product(name: "DBusKit", package: root),
+                .product(name: "BlueZ", package: root),
             ],
             path: "ValuePath",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -3,20 +3,31 @@
 // libmosquitto being handed a payload.
 //
 //   dbus-signal-value          a PropertiesChanged signal of a characteristic's Value, as the wire
-//                              bytes libdbus reads from the bus → DBusKit's demarshal → the Value
-//                              bytes (what BlueZClient's fast path pulls out of the arguments)
+//                              bytes libdbus reads from the bus → libdbus's demarshal → the Value
+//                              bytes read in place (BlueZClient.readValue, the StartNotify path)
 //   payload-*                  the Value bytes → the MQTT JSON payload (ValuePayload.make) for a heart
 //                              rate measurement, a battery level (uint8), a temperature (sint16 in
 //                              0.01 °C) and raw hex (the 4-byte counter of scripts/bench-throughput)
 //   dbus-signal-payload        both: signal bytes → payload (hex counter)
 //   socket-packet-payload      the AcquireNotify path: one notification written to a SOCK_SEQPACKET
 //                              socket pair, read back (one syscall each way) → payload (hex counter)
+//   advertisement-rssi         an RSSI-only advertisement report (PropertiesChanged of Device1) →
+//                              libdbus's demarshal → read in place (BlueZClient.readAdvertisementReport)
+//   advertisement-payload      a pvvx advertisement report (RSSI and ServiceData) → read in place →
+//                              the service data parsed → decoded (pvvx) → the SPEC §7 payload
+//                              (AdvertisementPayload.make): what the I/O thread does per new packet
+//                              besides the object tree and the router's bookkeeping
+//
+// libdbus's demarshal builds a message loader per call (about 40 of the mallocs of each signal
+// benchmark); reading from the connection reuses one, so the live path makes fewer.
 //
 // Every iteration handles 1,000 values (scalingFactor .kilo): divide the per-iteration figures by
 // 1,000 for one value (`--scale` does it in the text output). scripts/check-allocations runs these
 // with VALUEPATH_QUICK=1 (few iterations: allocation counts do not vary) and checks
 // mallocCountTotal against Benchmarks/Thresholds.
+import BlueZ
 import Benchmark
+import BridgeBase
 import BridgeCore
 import DBusKit
 
@@ -43,18 +54,47 @@ let counterSignal: [UInt8] = {
     return bytes
 }()
 
-/// The bridge's fast path for a characteristic value (BlueZClient.handle): the `Value` entry of a
-/// `GattCharacteristic1` PropertiesChanged.
+/// The bridge's fast path for a characteristic value (BlueZClient+Peek): the `Value` entry of a
+/// `GattCharacteristic1` PropertiesChanged, read in place.
 @inline(never)
 func valueBytes(ofSignal wire: [UInt8]) -> [UInt8]? {
-    guard let (member, arguments) = DBusMessageCodec.demarshal(wire), member == "PropertiesChanged",
-        arguments.count >= 2, arguments[0].string == "org.bluez.GattCharacteristic1",
-        let entries = arguments[1].dictEntries
-    else { return nil }
-    for entry in entries where entry.key.string == "Value" {
-        return entry.value.bytes
-    }
-    return nil
+    DBusMessageCodec.read(wire) { BlueZClient.readValue($0) } ?? nil
+}
+
+/// A pvvx thermometer's advertisement report as BlueZ 5.66 signals it with DuplicateData.
+let pvvxAddress = BluetoothAddress("A4:C1:38:10:00:01")!
+let pvvxFrame: [UInt8] = [0x01, 0x00, 0x10, 0x38, 0xC1, 0xA4, 0x66, 0x08, 0xA0, 0x11, 0x86, 0x0B, 91, 7, 0x05]
+func reportSignal(_ changed: [String: DBusValue]) -> [UInt8] {
+    let bytes = DBusFuzzing.signalBytes(
+        path: "/org/bluez/hci0/dev_A4_C1_38_10_00_01", interface: "org.freedesktop.DBus.Properties",
+        member: "PropertiesChanged",
+        arguments: [.string("org.bluez.Device1"), .stringVariantDict(changed), .stringArray([])])
+    precondition(!bytes.isEmpty, "the report signal does not marshal")
+    return bytes
+}
+let rssiSignal = reportSignal(["RSSI": .int16(-61)])
+let pvvxSignal = reportSignal([
+    "RSSI": .int16(-61),
+    "ServiceData": .dictionary(key: "s", value: "v", [
+        DBusDictEntry(.string("0000181a-0000-1000-8000-00805f9b34fb"), .variant(.bytes(pvvxFrame))),
+    ]),
+])
+
+/// A report read in place, as BlueZClient's peek does before it touches the object tree.
+@inline(never)
+func advertisementChange(ofSignal wire: [UInt8]) -> AdvertisementChange? {
+    DBusMessageCodec.read(wire) { BlueZClient.readAdvertisementReport($0) } ?? nil
+}
+
+/// A pvvx report all the way to its payload (without the tree, the lock and the broker).
+@inline(never)
+func advertisementPayload(ofSignal wire: [UInt8]) -> [UInt8]? {
+    guard let change = advertisementChange(ofSignal: wire) else { return nil }
+    let serviceData = BlueZDevice.serviceData(change.serviceData)
+    let frame = AdvertisementFrame(address: pvvxAddress, serviceData: serviceData)
+    guard case .success(let decoded)? = AdvertisementDecoder.decode(frame, bindkey: nil) else { return nil }
+    return AdvertisementPayload.make(
+        rssi: change.rssi.map(Int.init), decoded: decoded, serviceData: serviceData, manufacturerData: [:])
 }
 
 /// Both ends of a SOCK_SEQPACKET socket pair: what BlueZ's AcquireNotify hands out (one
@@ -84,6 +124,12 @@ let benchmarks: @Sendable () -> Void = {
     guard valueBytes(ofSignal: counterSignal) == counter else {
         let decoded = DBusMessageCodec.demarshal(counterSignal)
         fatalError("the sample signal (\(counterSignal.count) bytes) does not decode to its Value: \(String(describing: decoded))")
+    }
+    guard advertisementChange(ofSignal: rssiSignal)?.rssi == -61,
+        let payload = advertisementPayload(ofSignal: pvvxSignal),
+        String(decoding: payload, as: UTF8.self).contains(#""decoder":"pvvx""#)
+    else {
+        fatalError("the sample advertisement reports do not read or decode")
     }
     let quick = getenv("VALUEPATH_QUICK") != nil
     Benchmark.defaultConfiguration = .init(
@@ -137,4 +183,16 @@ let benchmarks: @Sendable () -> Void = {
         },
         setup: { try NotifySocket.open() }
     )
+
+    Benchmark("advertisement-rssi") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(advertisementChange(ofSignal: rssiSignal))
+        }
+    }
+
+    Benchmark("advertisement-payload") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(advertisementPayload(ofSignal: pvvxSignal))
+        }
+    }
 }

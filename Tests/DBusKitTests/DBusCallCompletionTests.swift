@@ -1,3 +1,4 @@
+import TestSupport
 import BridgeBase
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import TestSupport
 import Logging
 import Testing
 @testable import DBusKit

@@ -16,13 +16,16 @@ import Musl
 /// that arrive as `PropertiesChanged` on `Value` go to the ``valueHandler`` straight from the
 /// D-Bus signal task, without an event, so notifications take the shortest path.
 public final class BlueZClient: Sendable {
-    private struct State {
+    struct State {
         var tree = BlueZObjectTree()
         var available = false
         var tasks: [Task<Void, Never>] = []
         var subscriptions: [DBusConnection.SignalSubscription] = []
         var valueHandler: GattValueHandler?
         var advertisementHandler: BlueZAdvertisementHandler?
+        /// Per device object, what the last advertisement report parsed (BlueZClient+Peek):
+        /// dropped whenever the object changes otherwise.
+        var reportBasis: [String: ReportBasis] = [:]
         /// The exported advertisement monitor (BlueZClient+Monitor), kept while the client lives.
         /// The objects the client exports (the advertisement monitor, the pairing agent): one server per
         /// connection, as it is the connection's handler of incoming calls.
@@ -32,8 +35,8 @@ public final class BlueZClient: Sendable {
     /// The D-Bus connection.
     public let connection: DBusConnection
     let logger: Logger
-    private let state: Mutex<State>
-    private let eventContinuation: AsyncStream<BlueZEvent>.Continuation
+    let state: Mutex<State>
+    let eventContinuation: AsyncStream<BlueZEvent>.Continuation
     /// Changes, in order. One consumer.
     public let events: AsyncStream<BlueZEvent>
     /// Timeout of ordinary method calls.
@@ -95,7 +98,12 @@ public final class BlueZClient: Sendable {
     public func start() async {
         // BlueZ's signals are handled on the D-Bus I/O thread: values reach the value handler
         // without a task hop, and the tree is updated in signal order.
-        let sub = connection.addSignalHandler(DBusMatchRule(sender: BlueZ.service)) { [weak self] s in
+        let sub = connection.addSignalHandler(
+            DBusMatchRule(sender: BlueZ.service),
+            peek: { [weak self] path, interface, member, arguments in
+                self?.peek(path: path, interface: interface, member: member, arguments: arguments) ?? false
+            }
+        ) { [weak self] s in
             self?.handle(s)
         }
         let ownerSignals = connection.signals(DBusMatchRule(
@@ -144,6 +152,7 @@ public final class BlueZClient: Sendable {
         notificationSockets.releaseAll()
         state.withLock { s in
             s.tree = BlueZObjectTree()
+            s.reportBasis = [:]
             s.available = false
         }
         eventContinuation.yield(.serviceLost)
@@ -159,6 +168,7 @@ public final class BlueZClient: Sendable {
             guard let objects = reply.first else { return false }
             state.withLock { s in
                 s.tree.load(managedObjects: objects)
+                s.reportBasis = [:]
                 s.available = true
             }
             eventContinuation.yield(.serviceAvailable)
@@ -191,16 +201,16 @@ public final class BlueZClient: Sendable {
             let (names, advertisement, handler) = state.withLock {
                 st -> ([String], BlueZAdvertisement?, BlueZAdvertisementHandler?) in
                 st.tree.propertiesChanged(path: s.path, interface: iface, changed: s.arguments[1], invalidated: invalidated)
+                if iface == BlueZ.device { st.reportBasis[s.path] = nil }
                 let names = (s.arguments[1].dictEntries ?? []).compactMap { $0.key.string } + invalidated
                 guard iface == BlueZ.device, let handler = st.advertisementHandler else { return (names, nil, nil) }
                 let data = names.contains("ServiceData") || names.contains("ManufacturerData")
                 // Only what an advertisement needs (not a whole BlueZDevice: UUIDs, names, ...).
                 guard data || names.contains("RSSI"),
                       let p = st.tree.properties(path: s.path, interface: BlueZ.device),
-                      let address = p["Address"]?.string.flatMap({ BluetoothAddress($0) })
+                      let basis = ReportBasis(p)
                 else { return (names, nil, nil) }
-                let report = Self.advertisement(path: s.path, address: address, p, dataChanged: data)
-                return (names, report, handler)
+                return (names, BlueZAdvertisement(path: s.path, basis, rssi: p["RSSI"]?.int, dataChanged: data), handler)
             }
             // Advertisements take the values' path: decoded and published from here.
             if let advertisement, let handler, handler(advertisement),
@@ -214,12 +224,13 @@ public final class BlueZClient: Sendable {
             let (added, first, handler) = state.withLock {
                 st -> ([String], BlueZAdvertisement?, BlueZAdvertisementHandler?) in
                 let added = st.tree.interfacesAdded(path: path, interfaces: s.arguments[1])
+                st.reportBasis[path] = nil
                 // A device object BlueZ creates for an advertiser carries that first advertisement.
                 guard added.contains(BlueZ.device), let handler = st.advertisementHandler,
                       let p = st.tree.properties(path: path, interface: BlueZ.device), p["RSSI"] != nil,
-                      let address = p["Address"]?.string.flatMap({ BluetoothAddress($0) })
+                      let basis = ReportBasis(p)
                 else { return (added, nil, nil) }
-                return (added, Self.advertisement(path: path, address: address, p, dataChanged: true), handler)
+                return (added, BlueZAdvertisement(path: path, basis, rssi: p["RSSI"]?.int, dataChanged: true), handler)
             }
             if let first, let handler { _ = handler(first) }
             eventContinuation.yield(.interfacesAdded(path: path, interfaces: added))
@@ -227,22 +238,14 @@ public final class BlueZClient: Sendable {
             guard s.arguments.count == 2, let path = s.arguments[0].string, let names = s.arguments[1].strings else {
                 return
             }
-            state.withLock { $0.tree.interfacesRemoved(path: path, interfaces: names) }
+            state.withLock { st in
+                st.tree.interfacesRemoved(path: path, interfaces: names)
+                st.reportBasis[path] = nil
+            }
             eventContinuation.yield(.interfacesRemoved(path: path, interfaces: names))
         default:
             logger.debug("ignored signal \(s.interface).\(s.member) from \(s.path)")
         }
-    }
-
-    /// An advertisement report from a `Device1`'s properties.
-    static func advertisement(
-        path: String, address: BluetoothAddress, _ p: [String: DBusValue], dataChanged: Bool
-    ) -> BlueZAdvertisement {
-        BlueZAdvertisement(
-            path: path, address: address, rssi: p["RSSI"]?.int,
-            serviceData: BlueZDevice.serviceData(p["ServiceData"]),
-            manufacturerData: BlueZDevice.manufacturerData(p["ManufacturerData"]), dataChanged: dataChanged,
-            addressType: p["AddressType"]?.string.flatMap(AddressType.init(rawValue:)) ?? .public)
     }
 
     // MARK: Calls

@@ -59,6 +59,19 @@ public struct BlueZObjectTree: Sendable {
         for k in invalidated { objects[path]![interface]![k] = nil }
     }
 
+    /// Applies an advertisement report (`PropertiesChanged` of `Device1`'s `RSSI`,
+    /// `ServiceData`, `ManufacturerData`) in place, with one lookup of the object; returns the
+    /// device's properties afterwards, nil (and nothing changed) when there is no such device.
+    public mutating func applyAdvertisement(
+        path: String, rssi: Int16?, serviceData: DBusValue?, manufacturerData: DBusValue?
+    ) -> [String: DBusValue]? {
+        guard let i = objects.index(forKey: path), objects.values[i][BlueZ.device] != nil else { return nil }
+        if let rssi { objects.values[i][BlueZ.device]!["RSSI"] = .int16(rssi) }
+        if let serviceData { objects.values[i][BlueZ.device]!["ServiceData"] = serviceData }
+        if let manufacturerData { objects.values[i][BlueZ.device]!["ManufacturerData"] = manufacturerData }
+        return objects.values[i][BlueZ.device]
+    }
+
     /// The properties of one interface of one object.
     public func properties(path: String, interface: String) -> [String: DBusValue]? {
         objects[path]?[interface]

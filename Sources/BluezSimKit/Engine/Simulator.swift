@@ -293,8 +293,9 @@ public actor Simulator {
                 c.socketDropCount.add(1, ordering: .relaxed)
             }
         } else {
-            server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["Value": .bytes(value)])
+            // Counted before it is signalled: a client that saw the value then finds it counted.
             c.notificationCount.add(1, ordering: .relaxed)
+            server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["Value": .bytes(value)])
         }
         log?.append(prefix: c.logPrefix, bytes: value)
         if c.isBatteryLevel { updateBatteryPercentage(server: server, characteristic: c, value: value) }

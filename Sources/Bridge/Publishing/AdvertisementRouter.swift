@@ -82,29 +82,45 @@ final class AdvertisementRouter: Sendable {
         lastAny.withLock { $0 = now }
     }
 
+    /// What ``handle(_:)`` needs of a route outside the lock (no copy of the whole route).
+    private struct Target {
+        var topic: String
+        var segment: String
+        var bindkey: [UInt8]?
+        var mailbox: Mailbox<SessionInput>
+        var cameOnline: Bool
+        var firstPacket: Bool
+    }
+
     /// An advertisement from BlueZ; false when it is not an advertisement device's.
+    ///
+    /// The routes are changed in place under the lock (`Dictionary.Values` subscript): a copy of
+    /// a route would copy its packet and value dictionaries on the first write, once per
+    /// advertisement.
     @discardableResult
     func handle(_ ad: BlueZAdvertisement) -> Bool {
         let now = clock.now
         guard
-            let (route, cameOnline) = routes.withLock({ all -> (Route, Bool)? in
-                guard var r = all[ad.path] else { return nil }
-                let came = !r.online
-                r.online = true
-                r.lastSeen = now
-                if let rssi = ad.rssi, rssi != 127 { r.rssi = rssi }
-                all[ad.path] = r
-                return (r, came)
+            let target = routes.withLock({ all -> Target? in
+                guard let i = all.index(forKey: ad.path) else { return nil }
+                let came = !all.values[i].online
+                all.values[i].online = true
+                all.values[i].lastSeen = now
+                if let rssi = ad.rssi, rssi != 127 { all.values[i].rssi = rssi }
+                let r = all.values[i]
+                return Target(
+                    topic: r.topic, segment: r.segment, bindkey: r.bindkey, mailbox: r.mailbox, cameOnline: came,
+                    firstPacket: r.lastPackets.isEmpty)
             })
         else { return false }
         lastAny.withLock { $0 = now }
-        if cameOnline { route.mailbox.send(.advertised) }
-        guard ad.dataChanged || route.lastPackets.isEmpty, !(ad.serviceData.isEmpty && ad.manufacturerData.isEmpty) else {
+        if target.cameOnline { target.mailbox.send(.advertised) }
+        guard ad.dataChanged || target.firstPacket, !(ad.serviceData.isEmpty && ad.manufacturerData.isEmpty) else {
             return true
         }
         let frame = AdvertisementFrame(address: ad.address, serviceData: ad.serviceData, manufacturerData: ad.manufacturerData)
         var decoded: DecodedAdvertisement?
-        switch AdvertisementDecoder.decode(frame, bindkey: route.bindkey) {
+        switch AdvertisementDecoder.decode(frame, bindkey: target.bindkey) {
         case nil:
             break
         case .success(let d):
@@ -118,22 +134,21 @@ final class AdvertisementRouter: Sendable {
             ?? .data(ad.serviceData, ad.manufacturerData)
         enum Verdict { case publish(newValues: Bool), repeated, replayed }
         let verdict = routes.withLock { all -> Verdict in
-            guard var r = all[ad.path] else { return .repeated }
-            defer { all[ad.path] = r }
+            guard let i = all.index(forKey: ad.path) else { return .repeated }
             // BlueZ 5.66 with DuplicateData signals every report, also the same frame again:
             // a repeat is not a replay.
             let stream = decoded?.decoder ?? ""
-            guard r.lastPackets[stream] != key else { return .repeated }
-            if let d = decoded, d.encrypted, let counter = d.counter, !r.replay.accept(counter: counter) {
-                r.rejected &+= 1
+            guard all.values[i].lastPackets[stream] != key else { return .repeated }
+            if let d = decoded, d.encrypted, let counter = d.counter, !all.values[i].replay.accept(counter: counter) {
+                all.values[i].rejected &+= 1
                 return .replayed
             }
-            r.lastPackets[stream] = key
+            all.values[i].lastPackets[stream] = key
             var newValues = false
             if let d = decoded {
-                r.decoder = d.decoder
-                for member in d.values where r.values[member.key] == nil {
-                    r.values[member.key] = member.value
+                if all.values[i].decoder != d.decoder { all.values[i].decoder = d.decoder }
+                for member in d.values where all.values[i].values[member.key] == nil {
+                    all.values[i].values[member.key] = member.value
                     newValues = true
                 }
             }
@@ -145,31 +160,16 @@ final class AdvertisementRouter: Sendable {
         case .replayed:
             logger.debug("\(ad.address): encrypted BTHome frame with a counter that did not increase: dropped")
         case .publish(let newValues):
-            values.publish(topic: route.topic, payload: Self.payload(ad, decoded), device: route.segment)
-            if newValues { route.mailbox.send(.advertised) }
+            values.publish(topic: target.topic, payload: Self.payload(ad, decoded), device: target.segment)
+            if newValues { target.mailbox.send(.advertised) }
         }
         return true
     }
 
     /// The advertisement payload (SPEC §7).
     static func payload(_ ad: BlueZAdvertisement, _ decoded: DecodedAdvertisement?) -> [UInt8] {
-        var json = JSONObject()
-        // 127: "not available" (btvirt, some controllers).
-        json.append("rssi", ad.rssi.flatMap { $0 == 127 ? nil : .integer(Int64($0)) } ?? .null)
-        json.append("decoder", decoded.map { .string($0.decoder) } ?? .null)
-        json.append("packet_id", decoded?.packetID.map { .integer(Int64($0)) } ?? .null)
-        if let decoded { json.append("values", .object(decoded.values)) }
-        var service = JSONObject()
-        for (uuid, bytes) in ad.serviceData.sorted(by: { $0.key.shortForm < $1.key.shortForm }) {
-            service.append(uuid.shortForm, .string(Hex.encode(bytes)))
-        }
-        json.append("service_data", .object(service))
-        var manufacturer = JSONObject()
-        for (id, bytes) in ad.manufacturerData.sorted(by: { $0.key < $1.key }) {
-            manufacturer.append("0x" + Hex.encode([UInt8(id >> 8), UInt8(id & 0xFF)]), .string(Hex.encode(bytes)))
-        }
-        json.append("manufacturer_data", .object(manufacturer))
-        return JSONValue.object(json).jsonBytes
+        AdvertisementPayload.make(
+            rssi: ad.rssi, decoded: decoded, serviceData: ad.serviceData, manufacturerData: ad.manufacturerData)
     }
 
     /// The value names seen so far with a sample each, and the decoder (Home Assistant discovery).

@@ -52,6 +52,8 @@ public final class PollLoop: Sendable {
     private struct State {
         var participants: [ObjectIdentifier: any PollParticipant] = [:]
         var order: [ObjectIdentifier] = []
+        /// Bumped by every add and remove: the loop rebuilds its list of participants only then.
+        var version = 0
         var removed: [any PollParticipant] = []
         var jobs: [@Sendable () -> Void] = []
         var running = false
@@ -67,6 +69,11 @@ public final class PollLoop: Sendable {
     private let wakeWriteFD: Int32
     /// Set by ``wake()``, cleared by the loop after it drains the pipe: one write per turn.
     private let wakePending = Atomic<Bool>(false)
+    /// The loop's thread while it runs (0 otherwise): ``wake()`` from that thread writes no byte.
+    private let loopThread = Atomic<UInt>(0)
+    /// ``wake()`` was called on the loop's own thread since this turn took its jobs: the poll
+    /// must not block (what the wake was for is seen by the next turn's jobs and `prepare`).
+    private let wokeFromLoop = Atomic<Bool>(false)
     /// What the loop is for (logs).
     public let name: String
 
@@ -97,8 +104,8 @@ public final class PollLoop: Sendable {
 
     /// Whether the caller runs on the loop's thread.
     public var isCurrentThread: Bool {
-        guard let thread = state.withLock({ $0.thread }) else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
+        let thread = loopThread.load(ordering: .acquiring)
+        return thread != 0 && pthread_equal(thread, pthread_self()) != 0
     }
 
     /// Whether the thread runs (started and not stopped).
@@ -111,6 +118,7 @@ public final class PollLoop: Sendable {
             guard !s.closed else { return false }
             let id = ObjectIdentifier(participant)
             if s.participants.updateValue(participant, forKey: id) == nil { s.order.append(id) }
+            s.version &+= 1
             return true
         }
         if added { wake() } else { participant.detached() }
@@ -122,6 +130,7 @@ public final class PollLoop: Sendable {
             let id = ObjectIdentifier(participant)
             guard let p = s.participants.removeValue(forKey: id) else { return false }
             s.order.removeAll { $0 == id }
+            s.version &+= 1
             if s.running && !s.closed {
                 s.removed.append(p)
                 return false
@@ -143,8 +152,15 @@ public final class PollLoop: Sendable {
         if queued { wake() } else { job() }
     }
 
-    /// Makes the current or next poll return at once.
+    /// Makes the current or next poll return at once. On the loop's own thread (libdbus asks for
+    /// a wake-up after every message it reads, from inside the turn) it only keeps the next poll
+    /// from blocking: a byte through the pipe would cost a `write`, a `read` and a second `poll`
+    /// for nothing, as the turn is not in a poll.
     public func wake() {
+        if isCurrentThread {
+            wokeFromLoop.store(true, ordering: .relaxed)
+            return
+        }
         guard !wakePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var one: UInt8 = 1
         _ = write(wakeWriteFD, &one, 1)
@@ -189,23 +205,32 @@ public final class PollLoop: Sendable {
 
     private func run() {
         state.withLock { $0.thread = pthread_self() }
+        loopThread.store(pthread_self(), ordering: .releasing)
         var turn = Turn()
         var ranges: [(participant: any PollParticipant, start: Int, count: Int)] = []
         var participants: [any PollParticipant] = []
+        var participantsVersion = -1
+        var jobs: [@Sendable () -> Void] = []
+        var gone: [any PollParticipant] = []
         while true {
-            let (stop, jobs, gone) = state.withLock { s -> (Bool, [@Sendable () -> Void], [any PollParticipant]) in
-                participants.removeAll(keepingCapacity: true)
-                for id in s.order { if let p = s.participants[id] { participants.append(p) } }
-                defer {
-                    s.jobs.removeAll(keepingCapacity: true)
-                    s.removed.removeAll()
+            wokeFromLoop.store(false, ordering: .relaxed)
+            // A turn with no change to the participants and no job costs one lock and no copy.
+            let stop = state.withLock { s -> Bool in
+                if s.version != participantsVersion {
+                    participantsVersion = s.version
+                    participants.removeAll(keepingCapacity: true)
+                    for id in s.order { if let p = s.participants[id] { participants.append(p) } }
                 }
-                return (s.stopRequested, s.jobs, s.removed)
+                if !s.jobs.isEmpty { swap(&jobs, &s.jobs) }
+                if !s.removed.isEmpty { swap(&gone, &s.removed) }
+                return s.stopRequested
             }
             for p in gone { p.detached() }
+            gone.removeAll(keepingCapacity: true)
             // Jobs given before the stop still run (they may close descriptors or complete
             // someone's wait).
             for job in jobs { job() }
+            jobs.removeAll(keepingCapacity: true)
             if stop { break }
             turn.fds.removeAll(keepingCapacity: true)
             turn.fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
@@ -218,6 +243,7 @@ public final class PollLoop: Sendable {
             }
             var timeoutMs: Int32 = -1
             if let d = turn.deadline { timeoutMs = Int32(clamping: max(0, d - Self.nowMs())) }
+            if wokeFromLoop.load(ordering: .relaxed) { timeoutMs = 0 }
             let n = turn.fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
             if n < 0 && errno != EINTR && errno != EAGAIN {
                 // Only a bad descriptor set gets here (EFAULT, EINVAL, ENOMEM). Stop the way
@@ -244,7 +270,7 @@ public final class PollLoop: Sendable {
             for p in participants { p.turnEnded() }
         }
         // Jobs given since the last turn still run; from here on execute() runs jobs itself.
-        let (rest, jobs) = state.withLock { s -> ([any PollParticipant], [@Sendable () -> Void]) in
+        let (rest, lastJobs) = state.withLock { s -> ([any PollParticipant], [@Sendable () -> Void]) in
             let all = s.order.compactMap { s.participants[$0] } + s.removed
             s.participants.removeAll()
             s.order.removeAll()
@@ -253,8 +279,9 @@ public final class PollLoop: Sendable {
             defer { s.jobs.removeAll() }
             return (all, s.jobs)
         }
-        for job in jobs { job() }
+        for job in lastJobs { job() }
         for p in rest { p.detached() }
+        loopThread.store(0, ordering: .releasing)
         state.withLock { s in
             s.running = false
             s.thread = nil

@@ -14,20 +14,26 @@ extension DBusConnection {
     final class Core: @unchecked Sendable {
         enum Sink {
             case stream(AsyncStream<DBusSignal>.Continuation)
-            case handler(@Sendable (DBusSignal) -> Void, onEnd: @Sendable () -> Void)
+            case handler(@Sendable (DBusSignal) -> Void, onEnd: @Sendable () -> Void, peek: DBusSignalPeek?)
 
             func deliver(_ s: DBusSignal) {
                 switch self {
                 case .stream(let c): c.yield(s)
-                case .handler(let h, _): h(s)
+                case .handler(let h, _, _): h(s)
                 }
             }
 
             func finish() {
                 switch self {
                 case .stream(let c): c.finish()
-                case .handler(_, let end): end()
+                case .handler(_, let end, _): end()
                 }
+            }
+
+            /// Whether the sink's peek took the signal from the message (it is then not decoded for it).
+            func took(_ path: String, _ interface: String, _ member: String, _ msg: OpaquePointer) -> Bool {
+                guard case .handler(_, _, let peek?) = self else { return false }
+                return peek(path, interface, member, DBusArgumentReader(message: msg))
             }
         }
         struct Subscription {
@@ -244,7 +250,7 @@ extension DBusConnection {
                 arg0Cache = .some(value)
                 return value
             }
-            let targets = state.withLock { s -> [Sink] in
+            var targets = state.withLock { s -> [Sink] in
                 var out = [Sink]()
                 for sub in s.subscriptions.values
                 where sub.rule.matches(path: path, interface: interface, member: member, arg0: arg0) {
@@ -252,6 +258,7 @@ extension DBusConnection {
                 }
                 return out
             }
+            targets.removeAll { $0.took(path, interface, member, msg) }
             guard !targets.isEmpty else { return }
             let signal = DBusSignal(
                 sender: dbus_message_get_sender(msg).map { String(cString: $0) } ?? "",

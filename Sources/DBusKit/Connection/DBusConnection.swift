@@ -128,11 +128,15 @@ public final class DBusConnection: Sendable {
     /// Calls `handler` for every signal that matches `rule`, on the connection's I/O thread,
     /// in order, with no task hop: the lowest-latency way to follow signals. The handler must
     /// be quick and must not block. `onEnd` is called if the connection closes.
+    ///
+    /// `peek`, when given, sees each matching signal first, in place (``DBusArgumentReader``):
+    /// when it returns true it took the signal, and `handler` is not called (nor are the
+    /// arguments decoded into ``DBusValue``s for it).
     public func addSignalHandler(
-        _ rule: DBusMatchRule, onEnd: @escaping @Sendable () -> Void = {},
+        _ rule: DBusMatchRule, onEnd: @escaping @Sendable () -> Void = {}, peek: DBusSignalPeek? = nil,
         _ handler: @escaping @Sendable (DBusSignal) -> Void
     ) -> SignalSubscription {
-        SignalSubscription(id: core.addSubscription(rule, .handler(handler, onEnd: onEnd)), core: core)
+        SignalSubscription(id: core.addSubscription(rule, .handler(handler, onEnd: onEnd, peek: peek)), core: core)
     }
 
     /// Sends a signal: fire and forget.

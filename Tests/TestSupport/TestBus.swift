@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 
-/// A private dbus-daemon for one test.
-final class TestBus: @unchecked Sendable {
-    let process = Process()
+/// A private dbus-daemon for one test (shared by the test targets that need a bus).
+public final class TestBus: @unchecked Sendable {
+    /// The daemon.
+    public let process = Process()
     let dir: URL
-    let address: String
+    /// The bus's address.
+    public let address: String
 
-    init() throws {
+    /// Starts the daemon; returns once it listens.
+    public init() throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("dbuskit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let socket = dir.appendingPathComponent("bus").path
