@@ -34,6 +34,29 @@ import Testing
         #expect(tree.devices(adapter: "/org/bluez/hci1").isEmpty)
     }
 
+    @Test("the adapter index follows load, InterfacesAdded and InterfacesRemoved")
+    func adapterIndex() {
+        var tree = BlueZObjectTree()
+        tree.load(managedObjects: Self.managed())
+        #expect(tree.adapterPaths == ["/org/bluez/hci0"])
+        tree.interfacesAdded(path: "/org/bluez/hci1", interfaces: Self.ifaces([(BlueZ.adapter, ["Powered": .bool(false)])]))
+        tree.interfacesAdded(
+            path: "/org/bluez/hci1", interfaces: Self.ifaces([(BlueZ.advertisementMonitorManager, [:])]))
+        #expect(tree.paths(with: BlueZ.adapter) == ["/org/bluez/hci0", "/org/bluez/hci1"])
+        // Losing another interface keeps it an adapter; losing Adapter1 does not, whatever is left.
+        tree.interfacesRemoved(path: "/org/bluez/hci1", interfaces: [BlueZ.advertisementMonitorManager])
+        #expect(tree.adapterPaths == ["/org/bluez/hci0", "/org/bluez/hci1"])
+        tree.interfacesAdded(
+            path: "/org/bluez/hci1", interfaces: Self.ifaces([(BlueZ.advertisementMonitorManager, [:])]))
+        tree.interfacesRemoved(path: "/org/bluez/hci1", interfaces: [BlueZ.adapter])
+        #expect(tree.paths(with: BlueZ.adapter) == ["/org/bluez/hci0"])
+        #expect(tree.objects["/org/bluez/hci1"] != nil)
+        tree.interfacesRemoved(path: "/org/bluez/hci0", interfaces: [BlueZ.adapter])
+        #expect(tree.adapterPaths.isEmpty)
+        tree.load(managedObjects: Self.managed())
+        #expect(tree.adapterPaths == ["/org/bluez/hci0"])
+    }
+
     @Test func appliesSignals() {
         var tree = BlueZObjectTree()
         tree.load(managedObjects: Self.managed())

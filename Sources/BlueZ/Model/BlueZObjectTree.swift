@@ -5,6 +5,10 @@ import DBusKit
 public struct BlueZObjectTree: Sendable {
     /// Properties by interface, by object path.
     public private(set) var objects: [String: [String: [String: DBusValue]]] = [:]
+    /// The paths of the objects that have `Adapter1` (a handful), kept beside ``objects``: listing
+    /// the adapters, which the supervisor does for every event it reads the tree for, then does
+    /// not walk every device and GATT object.
+    public private(set) var adapterPaths: Set<String> = []
 
     /// An empty tree.
     public init() {}
@@ -22,6 +26,7 @@ public struct BlueZObjectTree: Sendable {
             }
             objects[path] = obj
         }
+        adapterPaths = Set(objects.compactMap { $0.value[BlueZ.adapter] != nil ? $0.key : nil })
     }
 
     static func properties(_ value: DBusValue) -> [String: DBusValue] {
@@ -39,6 +44,7 @@ public struct BlueZObjectTree: Sendable {
         for i in interfaces.dictEntries ?? [] {
             guard let name = i.key.string else { continue }
             objects[path, default: [:]][name] = Self.properties(i.value)
+            if name == BlueZ.adapter { adapterPaths.insert(path) }
             added.append(name)
         }
         return added
@@ -48,6 +54,7 @@ public struct BlueZObjectTree: Sendable {
     public mutating func interfacesRemoved(path: String, interfaces: [String]) {
         for i in interfaces { objects[path]?[i] = nil }
         if objects[path]?.isEmpty == true { objects[path] = nil }
+        if objects[path]?[BlueZ.adapter] == nil { adapterPaths.remove(path) }
     }
 
     /// Applies `PropertiesChanged(s, a{sv}, as)` to an object that exists.
@@ -79,7 +86,8 @@ public struct BlueZObjectTree: Sendable {
 
     /// Paths of objects that have `interface`, optionally below `root`.
     public func paths(with interface: String, below root: String? = nil) -> [String] {
-        objects.compactMap { path, ifaces in
+        if interface == BlueZ.adapter && root == nil { return adapterPaths.sorted() }
+        return objects.compactMap { path, ifaces in
             guard ifaces[interface] != nil else { return nil }
             if let root, !path.hasPrefix(root + "/") { return nil }
             return path
