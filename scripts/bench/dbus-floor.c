@@ -19,8 +19,8 @@
  * the pvvx values when the data is a 15-byte 181a frame, the hex of the data), one send() each.
  *
  * SIGUSR1 prints a counters line (stdout, flushed):
- *   counters reports=R service_data=S publishes=P signals=G wakeups=W cpu_us=C vcsw=V ivcsw=I
- * where cpu_us is getrusage(RUSAGE_SELF) utime + stime. SIGTERM / SIGINT / --seconds: the same
+ *   counters reports=R service_data=S publishes=P signals=G wakeups=W cpu_us=C user_us=U sys_us=K vcsw=V ivcsw=I
+ * where cpu_us = user_us + sys_us, getrusage(RUSAGE_SELF) utime + stime. SIGTERM / SIGINT / --seconds: the same
  * line, then exit 0. Build: cc -O2 dbus-floor.c $(pkg-config --cflags --libs dbus-1)
  */
 #define _GNU_SOURCE
@@ -52,10 +52,10 @@ static void on_signal(int sig) {
 static void print_counters(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    unsigned long long cpu = (unsigned long long)ru.ru_utime.tv_sec * 1000000ULL + ru.ru_utime.tv_usec
-        + (unsigned long long)ru.ru_stime.tv_sec * 1000000ULL + ru.ru_stime.tv_usec;
-    printf("counters reports=%llu service_data=%llu publishes=%llu signals=%llu wakeups=%llu cpu_us=%llu vcsw=%ld ivcsw=%ld\n",
-           reports, service_data_reports, publishes, signals_seen, wakeups, cpu, ru.ru_nvcsw, ru.ru_nivcsw);
+    unsigned long long user = (unsigned long long)ru.ru_utime.tv_sec * 1000000ULL + ru.ru_utime.tv_usec;
+    unsigned long long sys = (unsigned long long)ru.ru_stime.tv_sec * 1000000ULL + ru.ru_stime.tv_usec;
+    printf("counters reports=%llu service_data=%llu publishes=%llu signals=%llu wakeups=%llu cpu_us=%llu user_us=%llu sys_us=%llu vcsw=%ld ivcsw=%ld\n",
+           reports, service_data_reports, publishes, signals_seen, wakeups, user + sys, user, sys, ru.ru_nvcsw, ru.ru_nivcsw);
     fflush(stdout);
 }
 
