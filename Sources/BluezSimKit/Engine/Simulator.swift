@@ -15,6 +15,9 @@ public struct SimulatorOptions: Sendable {
     public var connectDevice: Bool = false
     /// Wall-clock period of flushing the notification log.
     public var notifyLogFlushInterval: Duration = .milliseconds(50)
+    /// Also log every broadcast frame (scenario `broadcast`) to the notification log, when it is
+    /// signalled: `<unix_ns> <address> <service data uuid> <hex>` (`--log-broadcasts`).
+    public var logBroadcasts: Bool = false
     /// Where known devices are remembered across restarts (`--state-dir`); nil: nowhere.
     public var stateStore: KnownDeviceStore?
     /// A directory shared with other simulators (`--link-dir`): a peripheral takes one link at a
