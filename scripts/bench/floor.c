@@ -1,14 +1,15 @@
 /*
  * The floor of a quiet sensor's value on this kernel (scripts/bench-floor; issue 20).
  *
- *   floor --port PORT [--rate N] [--seconds N] [--warmup N] [--topic T]
+ *   floor --port PORT [--rate N] [--seconds N] [--warmup N] [--topic T] [--no-send]
  *
  * Three processes:
  * - "sensor": sends a 4-byte counter on one end of a SOCK_SEQPACKET socketpair N times a second
  *   (clock_nanosleep on absolute CLOCK_MONOTONIC times), like bluez-sim's AcquireNotify socket;
  * - "loop": connected by TCP to an MQTT broker on 127.0.0.1:PORT (MQTT 3.1.1 CONNECT, CONNACK),
  *   does only poll -> recv -> send: for each packet one PUBLISH (QoS 0) of a small JSON payload
- *   the size of the bridge's; three system calls and one wake-up per value by construction;
+ *   the size of the bridge's; three system calls and one wake-up per value by construction
+ *   (--no-send: poll -> recv only, the wake-up without the publish; connected all the same);
  * - the controller (this process): after the warm-up reads the loop's CPU time, sleeps the
  *   window, reads it again, stops both and prints the figures.
  *
@@ -115,7 +116,7 @@ static void sensor(int fd, long rate) {
 
 static const char hexdigits[] = "0123456789abcdef";
 
-static void loop(int sensor_fd, int port, const char *topic, volatile uint64_t *count) {
+static void loop(int sensor_fd, int port, const char *topic, int publish, volatile uint64_t *count) {
     int mqtt = mqtt_connect(port);
     size_t topic_len = strlen(topic);
     /* PUBLISH, QoS 0: header, topic, payload {"raw":"0000002a","value":42}-like, ~30 bytes. */
@@ -129,6 +130,10 @@ static void loop(int sensor_fd, int port, const char *topic, volatile uint64_t *
         uint8_t value[16];
         ssize_t r = recv(sensor_fd, value, sizeof value, 0);
         if (r <= 0) _exit(0);
+        if (!publish) {
+            (*count)++;
+            continue;
+        }
         char payload[64];
         size_t pn = 0;
         memcpy(payload, "{\"raw\":\"", 8);
@@ -187,13 +192,17 @@ static void read_sample(pid_t pid, volatile uint64_t *count, struct sample *s) {
 
 int main(int argc, char **argv) {
     long rate = 10, seconds = 20, warmup = 2;
-    int port = 0;
+    int port = 0, publish = 1;
     const char *topic = "ble/c0ffee001001/ffe0/ffe1";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            puts("floor --port PORT [--rate N] [--seconds N] [--warmup N] [--topic T]");
+            puts("floor --port PORT [--rate N] [--seconds N] [--warmup N] [--topic T] [--no-send]");
             return 0;
+        }
+        if (!strcmp(a, "--no-send")) {
+            publish = 0;
+            continue;
         }
         if (!v) { fprintf(stderr, "floor: %s needs a value\n", a); return 2; }
         if (!strcmp(a, "--rate")) rate = atol(v);
@@ -216,7 +225,7 @@ int main(int argc, char **argv) {
     if (loop_pid < 0) die("fork");
     if (loop_pid == 0) {
         close(sv[0]);
-        loop(sv[1], port, topic, count);
+        loop(sv[1], port, topic, publish, count);
     }
     pid_t sensor_pid = fork();
     if (sensor_pid < 0) die("fork");
@@ -245,11 +254,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "floor: no values in the window\n");
         return 1;
     }
-    printf("floor: %ld values/s offered: %.0f values in the %.1f s window (%.1f/s), %llu sent in all\n",
-           rate, n, dt, n / dt, (unsigned long long)total);
+    printf("floor: %ld values/s offered: %.0f values in the %.1f s window (%.1f/s), %llu %s in all\n",
+           rate, n, dt, n / dt, (unsigned long long)total, publish ? "sent" : "received (not sent)");
     printf("floor: loop CPU %.1f us per value (schedstat, ns resolution); %.1f us per value (/proc/PID/stat utime+stime, %.0f ticks of 1/%.0f s)\n",
            (b.cpu_ns - a.cpu_ns) / 1e3 / n, (b.ticks - a.ticks) / hz * 1e6 / n, b.ticks - a.ticks, hz);
-    printf("floor: %.2f wake-ups per value (voluntary context switches); 3 system calls per value by construction (poll, recv, send)\n",
-           (b.wakeups - a.wakeups) / n);
+    printf("floor: %.2f wake-ups per value (voluntary context switches); %d system calls per value by construction (%s)\n",
+           (b.wakeups - a.wakeups) / n, publish ? 3 : 2, publish ? "poll, recv, send" : "poll, recv; --no-send");
     return 0;
 }
