@@ -289,6 +289,9 @@ public actor Simulator {
     /// `PropertiesChanged(GattCharacteristic1, {Value}, [])` (`notify_cb`).
     static func emitNotification(server: DBusObjectServer, log: EventLog?, characteristic c: SimCharacteristic,
                                  value: [UInt8], socket: NotifySocket?) {
+        // Stamped before the packet or signal goes out: stamped after it, the bridge had published
+        // one value in ten before the stamp (the simulator's thread descheduled after the send).
+        let time = log == nil ? 0 : EventLog.unixTimeNanoseconds()
         if let socket {
             if socket.sendPacket(value) {
                 c.socketNotificationCount.add(1, ordering: .relaxed)
@@ -299,7 +302,7 @@ public actor Simulator {
             server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["Value": .bytes(value)])
             c.notificationCount.add(1, ordering: .relaxed)
         }
-        log?.append(prefix: c.logPrefix, bytes: value)
+        log?.append(prefix: c.logPrefix, bytes: value, time: time)
         if c.isBatteryLevel { updateBatteryPercentage(server: server, characteristic: c, value: value) }
     }
 
