@@ -13,8 +13,9 @@
  * - the controller (this process): after the warm-up reads the loop's CPU time, sleeps the
  *   window, reads it again, stops both and prints the figures.
  *
- * CPU time comes from /proc/PID/schedstat (time on a CPU, ns) and /proc/PID/stat (utime+stime, in
- * clock ticks: what scripts/bench-demo reads for the bridge); wake-ups from
+ * CPU time comes from the loop's CPU-time clock (clock_getcpuclockid, ns: what scripts/bench-demo
+ * also reads for the bridge) and /proc/PID/stat (utime+stime, in whole clock ticks: bench-demo's
+ * first figure); wake-ups from
  * voluntary_ctxt_switches in /proc/PID/status. The loop counts its values in a shared page (one
  * store per value, no system call).
  */
@@ -159,7 +160,7 @@ static void loop(int sensor_fd, int port, const char *topic, int publish, volati
 }
 
 struct sample {
-    double cpu_ns;     /* schedstat: time on a CPU */
+    double cpu_ns;     /* the process's CPU-time clock */
     double ticks;      /* stat: utime + stime */
     double wakeups;    /* voluntary context switches */
     uint64_t values;
@@ -169,9 +170,10 @@ struct sample {
 static void read_sample(pid_t pid, volatile uint64_t *count, struct sample *s) {
     char path[64], buf[4096];
     FILE *f;
-    snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
-    if (!(f = fopen(path, "r")) || fscanf(f, "%lf", &s->cpu_ns) != 1) die(path);
-    fclose(f);
+    clockid_t clock;
+    struct timespec t;
+    if (clock_getcpuclockid(pid, &clock) != 0 || clock_gettime(clock, &t) != 0) die("clock_getcpuclockid");
+    s->cpu_ns = (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     if (!(f = fopen(path, "r")) || !fgets(buf, sizeof buf, f)) die(path);
     fclose(f);
@@ -256,7 +258,7 @@ int main(int argc, char **argv) {
     }
     printf("floor: %ld values/s offered: %.0f values in the %.1f s window (%.1f/s), %llu %s in all\n",
            rate, n, dt, n / dt, (unsigned long long)total, publish ? "sent" : "received (not sent)");
-    printf("floor: loop CPU %.1f us per value (schedstat, ns resolution); %.1f us per value (/proc/PID/stat utime+stime, %.0f ticks of 1/%.0f s)\n",
+    printf("floor: loop CPU %.1f us per value (process CPU clock, ns resolution); %.1f us per value (/proc/PID/stat utime+stime, %.0f ticks of 1/%.0f s)\n",
            (b.cpu_ns - a.cpu_ns) / 1e3 / n, (b.ticks - a.ticks) / hz * 1e6 / n, b.ticks - a.ticks, hz);
     printf("floor: %.2f wake-ups per value (voluntary context switches); %d system calls per value by construction (%s)\n",
            (b.wakeups - a.wakeups) / n, publish ? 3 : 2, publish ? "poll, recv, send" : "poll, recv; --no-send");
