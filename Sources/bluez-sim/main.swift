@@ -31,6 +31,10 @@ struct BluezSimCommand: AsyncParsableCommand {
     @Option(name: .customLong("notify-log"), help: "Append one line per notification: <unix_ns> <address> <uuid> <hex>.")
     var notifyLog: String?
 
+    @Flag(name: .customLong("log-broadcasts"),
+          help: "Also log each broadcast frame (scenario 'broadcast') to --notify-log when signalled: <unix_ns> <address> <service data uuid> <hex>.")
+    var logBroadcasts = false
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -106,6 +110,7 @@ struct BluezSimCommand: AsyncParsableCommand {
         options.genericAttributeService = !noGenericAttributeService
         options.stateStore = store
         options.connectDevice = experimental
+        options.logBroadcasts = logBroadcasts
         if let dir = linkDir ?? getenv("BLUEZ_SIM_LINK_DIR").map({ String(cString: $0) }), !dir.isEmpty {
             // Created when missing (its parent must exist); several simulators may race to create it.
             if mkdir(dir, 0o755) != 0 && errno != EEXIST {

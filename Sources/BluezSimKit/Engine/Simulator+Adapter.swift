@@ -153,6 +153,7 @@ extension Simulator {
             changes["Alias"] = .string(name)
         }
         if !d.hasRSSIProperty, let tx = d.spec.txPower { changes["TxPower"] = .int16(tx) }
+        var emitted: (uuid: String, bytes: [UInt8])?
         if let broadcast = d.spec.broadcast {
             // Each advertisement is a new packet: BlueZ signals the new ServiceData with its RSSI.
             d.broadcastCount &+= 1
@@ -160,11 +161,18 @@ extension Simulator {
             d.serviceData[frame.uuid] = frame.bytes
             changes["ServiceData"] = Self.serviceDataValue(d.serviceData)
             changes["RSSI"] = .int16(rssi)
+            emitted = frame
         }
         d.hasRSSIProperty = true
+        // Timestamped as the signal goes out (before, not after: the bridge may have published the
+        // frame by then); scripts/bench-advertisements matches the advertisements to these lines.
+        let stamp = emitted != nil && options.logBroadcasts ? EventLog.unixTimeNanoseconds() : nil
         if !changes.isEmpty {
             advertisementReports &+= 1
             server.setProperties(path: d.path, interface: BlueZNames.device, changes)
+        }
+        if let frame = emitted, let stamp, let log = notifyLog {
+            log.append(prefix: Array("\(d.spec.address) \(frame.uuid) ".utf8), bytes: frame.bytes, time: stamp)
         }
     }
 

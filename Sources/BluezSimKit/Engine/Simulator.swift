@@ -15,6 +15,9 @@ public struct SimulatorOptions: Sendable {
     public var connectDevice: Bool = false
     /// Wall-clock period of flushing the notification log.
     public var notifyLogFlushInterval: Duration = .milliseconds(50)
+    /// Also log every broadcast frame (scenario `broadcast`) to the notification log, when it is
+    /// signalled: `<unix_ns> <address> <service data uuid> <hex>` (`--log-broadcasts`).
+    public var logBroadcasts: Bool = false
     /// Where known devices are remembered across restarts (`--state-dir`); nil: nowhere.
     public var stateStore: KnownDeviceStore?
     /// A directory shared with other simulators (`--link-dir`): a peripheral takes one link at a
@@ -286,6 +289,9 @@ public actor Simulator {
     /// `PropertiesChanged(GattCharacteristic1, {Value}, [])` (`notify_cb`).
     static func emitNotification(server: DBusObjectServer, log: EventLog?, characteristic c: SimCharacteristic,
                                  value: [UInt8], socket: NotifySocket?) {
+        // Stamped before the packet or signal goes out: stamped after it, the bridge had published
+        // one value in ten before the stamp (the simulator's thread descheduled after the send).
+        let time = log == nil ? 0 : EventLog.unixTimeNanoseconds()
         if let socket {
             if socket.sendPacket(value) {
                 c.socketNotificationCount.add(1, ordering: .relaxed)
@@ -297,7 +303,7 @@ public actor Simulator {
             c.notificationCount.add(1, ordering: .relaxed)
             server.setProperties(path: c.path, interface: BlueZNames.gattCharacteristic, ["Value": .bytes(value)])
         }
-        log?.append(prefix: c.logPrefix, bytes: value)
+        log?.append(prefix: c.logPrefix, bytes: value, time: time)
         if c.isBatteryLevel { updateBatteryPercentage(server: server, characteristic: c, value: value) }
     }
 
