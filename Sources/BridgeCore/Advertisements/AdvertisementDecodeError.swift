@@ -16,6 +16,10 @@ public enum AdvertisementDecodeError: Error, Sendable, Hashable, CustomStringCon
     case unencryptedWithKey
     /// Service data of a length no decoder of its UUID has (`uuid` is the short form, e.g. `181a`).
     case unexpectedLength(uuid: String, length: Int)
+    /// A family's frame (SPEC §13) that its format does not allow: a wrong length for its type,
+    /// an unknown type byte, a value outside the range the format defines. `family` is the
+    /// decoder name, `reason` says what was wrong.
+    case malformed(family: String, reason: String)
 
     /// A stable snake_case code for logs and payloads: `truncated`, `unknown_object`, ...
     public var code: String {
@@ -28,6 +32,7 @@ public enum AdvertisementDecodeError: Error, Sendable, Hashable, CustomStringCon
         case .badMIC: return "bad_mic"
         case .unencryptedWithKey: return "unencrypted_with_key"
         case .unexpectedLength: return "unexpected_length"
+        case .malformed: return "malformed"
         }
     }
 
@@ -43,13 +48,15 @@ public enum AdvertisementDecodeError: Error, Sendable, Hashable, CustomStringCon
         case .encryptedWithoutKey:
             return "the frame is encrypted and the device has no bindkey"
         case .invalidKey(let length):
-            return "the bindkey has \(length) bytes (expected 16)"
+            return "the bindkey has \(length) bytes (expected 16; 12 for MiBeacon v2/v3)"
         case .badMIC:
             return "the frame's MIC does not verify (wrong bindkey, or a corrupted or forged frame)"
         case .unencryptedWithKey:
             return "a plaintext frame from a device with a bindkey (rejected as a downgrade)"
         case .unexpectedLength(let uuid, let length):
             return "service data \(uuid) of \(length) bytes matches no known format"
+        case .malformed(let family, let reason):
+            return "not a valid \(family) frame: \(reason)"
         }
     }
 }

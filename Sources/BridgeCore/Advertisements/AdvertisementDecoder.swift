@@ -1,6 +1,13 @@
 /// Picks the decoder for an advertisement: BTHome v2 (service data `fcd2`) first, then the
-/// pvvx / ATC1441 formats (service data `181a`).
+/// pvvx / ATC1441 formats (service data `181a`), then the families of SPEC §13 in the order of
+/// ``families`` (at most one decoder per frame: the first that claims it).
 public enum AdvertisementDecoder {
+    /// The maker families (SPEC §13), asked in this order. Families recognised by a service UUID
+    /// or a real company id come before those recognised by bytes and name alone, so that the
+    /// latter never claim another family's frame.
+    public static let families: [any AdvertisementFamily.Type] = []
+
+
     /// Decodes `frame`: nil when no decoder applies to it, `.failure` for a frame a decoder
     /// claims but cannot decode. `bindkey` is the device's BTHome key (16 bytes), if configured.
     ///
@@ -12,6 +19,9 @@ public enum AdvertisementDecoder {
         }
         if let data = frame.serviceData[XiaomiCustomDecoder.serviceUUID] {
             return XiaomiCustomDecoder.decode(serviceData: data)
+        }
+        for family in families {
+            if let result = family.decode(frame, key: bindkey) { return result }
         }
         return nil
     }

@@ -5,21 +5,37 @@ public struct AdvertisementFrame: Sendable, Hashable {
     public var address: BluetoothAddress
     /// Service data by service UUID (`fcd2` for BTHome, `181a` for the pvvx / ATC1441 formats).
     public var serviceData: [BluetoothUUID: [UInt8]]
-    /// Manufacturer data by company identifier.
+    /// Manufacturer data by company identifier: BlueZ takes the first two bytes of the AD
+    /// structure as the company id (little endian) and hands the rest as the value.
     public var manufacturerData: [UInt16: [UInt8]]
+    /// The advertised (or, failing that, BlueZ's cached) local name, when known: families whose
+    /// frames carry no real company id (Govee, Inkbird, ThermoPro, SensorPush) are told by it.
+    public var name: String?
+    /// The service UUIDs the device advertises (BlueZ's `UUIDs`): Mopeka is told by `fee5`.
+    public var serviceUUIDs: [BluetoothUUID]
 
     /// Creates a frame.
-    public init(address: BluetoothAddress, serviceData: [BluetoothUUID: [UInt8]] = [:], manufacturerData: [UInt16: [UInt8]] = [:]) {
+    public init(
+        address: BluetoothAddress, serviceData: [BluetoothUUID: [UInt8]] = [:], manufacturerData: [UInt16: [UInt8]] = [:],
+        name: String? = nil, serviceUUIDs: [BluetoothUUID] = []
+    ) {
         self.address = address
         self.serviceData = serviceData
         self.manufacturerData = manufacturerData
+        self.name = name
+        self.serviceUUIDs = serviceUUIDs
     }
 }
 
 /// What a decoder read from an advertisement (SPEC §7: `decoder`, `packet_id`, `values`).
 public struct DecodedAdvertisement: Sendable, Hashable {
-    /// The decoder's name: `"bthome_v2"`, `"pvvx"` or `"atc1441"`.
+    /// The decoder's name: `"bthome_v2"`, `"pvvx"`, `"atc1441"`, or a family of SPEC §13
+    /// (`"xiaomi"`, `"govee"`, ...).
     public var decoder: String
+    /// The maker, where the frame or the name tells it (SPEC §13: `"Govee"`, `"Xiaomi"`, ...).
+    public var manufacturer: String?
+    /// The model, where the frame or the name tells it (`"H5075"`, `"LYWSD03MMC"`, ...).
+    public var model: String?
     /// BTHome's packet id (object 0x00), the pvvx / ATC1441 frame counter; nil when the frame has none.
     public var packetID: Int?
     /// The values in frame order, named as SPEC §7 says (`temperature`, `humidity`, `battery`, ...;
@@ -27,7 +43,8 @@ public struct DecodedAdvertisement: Sendable, Hashable {
     public var values: JSONObject
     /// Whether the frame was encrypted (and so authenticated: its MIC verified).
     public var encrypted: Bool
-    /// The counter of an encrypted BTHome frame, for ``BTHomeReplayGuard``; nil when not encrypted.
+    /// The counter of an encrypted frame (BTHome, MiBeacon, Victron), for ``BTHomeReplayGuard``;
+    /// nil when not encrypted.
     public var counter: UInt32?
     /// BTHome's trigger-based flag (device-information bit 2): the device advertises on events,
     /// not at a regular interval.
@@ -36,9 +53,11 @@ public struct DecodedAdvertisement: Sendable, Hashable {
     /// Creates a result.
     public init(
         decoder: String, packetID: Int? = nil, values: JSONObject = JSONObject(), encrypted: Bool = false,
-        counter: UInt32? = nil, triggerBased: Bool = false
+        counter: UInt32? = nil, triggerBased: Bool = false, manufacturer: String? = nil, model: String? = nil
     ) {
         self.decoder = decoder
+        self.manufacturer = manufacturer
+        self.model = model
         self.packetID = packetID
         self.values = values
         self.encrypted = encrypted

@@ -2,8 +2,9 @@ import BridgeBase
 
 /// Builds the advertisement payload of SPEC §7 straight into bytes (the advertisement hot path:
 /// no JSON tree, no hex strings, no sorting for the usual single entry):
-/// `{"rssi":…,"decoder":…,"packet_id":…,"values":{…},"service_data":{…},"manufacturer_data":{…}}`,
-/// `values` only when a decoder understood the frame, entries sorted by UUID and company id.
+/// `{"rssi":…,"decoder":…,"manufacturer":…,"model":…,"packet_id":…,"values":{…},"service_data":{…},"manufacturer_data":{…}}`,
+/// `manufacturer` and `model` only when the decoder named them (SPEC §13), `values` only when a
+/// decoder understood the frame, entries sorted by UUID and company id.
 public enum AdvertisementPayload {
     /// The payload of one advertisement: its RSSI (127, "not available", is `null`), what a
     /// decoder made of it, and all service and manufacturer data BlueZ holds for the device.
@@ -25,6 +26,14 @@ public enum AdvertisementPayload {
         }
         out.append(contentsOf: #","decoder":"#.utf8)
         if let decoded { JSONWriter.appendString(decoded.decoder, to: &out) } else { JSONWriter.appendNull(to: &out) }
+        if let manufacturer = decoded?.manufacturer {
+            out.append(contentsOf: #","manufacturer":"#.utf8)
+            JSONWriter.appendString(manufacturer, to: &out)
+        }
+        if let model = decoded?.model {
+            out.append(contentsOf: #","model":"#.utf8)
+            JSONWriter.appendString(model, to: &out)
+        }
         out.append(contentsOf: #","packet_id":"#.utf8)
         if let id = decoded?.packetID { JSONWriter.appendInteger(Int64(id), to: &out) } else { JSONWriter.appendNull(to: &out) }
         if let decoded {
