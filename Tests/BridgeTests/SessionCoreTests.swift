@@ -226,6 +226,30 @@ import Testing
         f.expect(.deadline, F.resolved, at: 30, [])
     }
 
+    @Test("the command in flight is answered timeout at its deadline, before the commands queued behind it; BlueZ's late reply is not answered again")
+    func inFlightDeadline() throws {
+        var f = try F()
+        try f.driveToReady()
+        f.expect(.command(F.get("g1", deadline: 5)), F.resolved, at: 3, ["read command 180f/2a19 #1"])
+        f.expect(.command(F.get("g2", deadline: 5.001)), F.resolved, at: 3.001, [])
+        #expect(f.core.nextDeadline == F.t(5), "the deadline of the command in flight")
+        // BlueZ has not answered g1 by its deadline (its own call timeout reports later on a busy
+        // machine): g1 is answered now, g2 at its own deadline, in their order.
+        f.expect(.deadline, F.resolved, at: 5, ["respond 2a19 timeout"])
+        #expect(f.core.nextDeadline == F.t(5.001))
+        f.expect(.deadline, F.resolved, at: 5.001, ["respond 2a19 timeout"])
+        let late = CommandResult.readSucceeded(raw: [1], format: .hex, transaction: nil)
+        f.expect(
+            .operationFinished(attempt: 1, .command(F.get("g1", deadline: 5), late, readValue: nil)), F.resolved, at: 5.2, [])
+        #expect(f.core.workQueue.isEmpty && f.core.commandCount == 0 && !f.core.inFlight)
+        #expect(f.core.inFlightCommand == nil)
+        // The next command is sent and answered as usual.
+        f.expect(.command(F.get("g3", deadline: 20)), F.resolved, at: 6, ["read command 180f/2a19 #1"])
+        f.expect(
+            .operationFinished(attempt: 1, .command(F.get("g3", deadline: 20), late, readValue: nil)), F.resolved, at: 6.1,
+            ["respond 2a19 ok"])
+    }
+
     @Test("a full queue answers busy; a malformed /set with nothing before it is answered at once")
     func commandAdmission() throws {
         var f = try F()

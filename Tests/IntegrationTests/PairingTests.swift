@@ -96,9 +96,11 @@ import Testing
             #expect(stats.count(Self.scale, "pairings") == 1, "no second pairing: \(stats.device(Self.scale))")
 
             // unpair: BlueZ's object and the bond go; the scan finds it again and it pairs anew.
+            // The mark before the request: the value may come before this task runs again.
+            let beforeUnpair = harness.observer.count
             let answer = try await harness.bridgeRequest("unpair", #""device": "scale""#)
             #expect(answer["status"] as? String == "ok", "\(answer)")
-            let paired = try await harness.waitFor("ble/scale/\(Self.service)/\(Self.secret)", after: harness.observer.count, timeout: .seconds(30))
+            let paired = try await harness.waitFor("ble/scale/\(Self.service)/\(Self.secret)", after: beforeUnpair, timeout: .seconds(30))
             #expect(paired.object?["raw"] as? String == "2a")
             stats = try await harness.simStats()
             #expect(stats.count(Self.scale, "pairings") == 2, "paired again after unpair: \(stats.device(Self.scale))")

@@ -315,6 +315,27 @@ struct SharedLoopTests {
         try await test.events.waitForFinish()
         #expect(!test.client.isConnected)
     }
+    @Test("an attempt without CONNACK is given up after 10 s, also with a long keep-alive, and made again")
+    func connectTimeout() async throws {
+        let silent = try SilentListener()
+        let loop = startedLoop()
+        defer { loop.stop() }
+        var configuration = MQTTConfiguration(host: "127.0.0.1", port: silent.port, clientID: "no-connack")
+        configuration.keepAlive = .seconds(60)  // libmosquitto's own check would wait a minute
+        configuration.reconnectDelay = .milliseconds(100)
+        let test = TestClient(configuration, loop: loop)
+        let clock = ContinuousClock()
+        let started = clock.now
+        test.client.start()
+        let failed = try await test.logs.next(timeout: .seconds(30)) { $0.level == .warning }
+        #expect(failed.message.contains("failed: no CONNACK within 10 s"), "\(failed)")
+        #expect(clock.now - started >= .milliseconds(9500), "not before the timeout")
+        // And made again: a second attempt fails the same way (no spin, no stall).
+        let again = try await test.logs.next(timeout: .seconds(30)) { $0.level == .warning }
+        #expect(again.message.contains("failed: no CONNACK within 10 s"), "\(again)")
+        await test.disconnect()
+    }
+
     @Test("connects that the server never answers (TCP and TLS) do not spin the loop; keep-alive abandons them")
     func unansweredConnects() async throws {
         // A listening socket that never accepts: the kernel completes the TCP handshake, then

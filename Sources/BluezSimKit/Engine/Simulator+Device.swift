@@ -19,8 +19,12 @@ extension Simulator {
         guard let a = adapters[d.adapterPath], a.present, a.powered else { throw BluezError.notReady }
         switch d.connection {
         case .connected:
+            d.stats.connectsWhileLinked &+= 1
             return d.path
-        case .connecting, .disconnecting:
+        case .disconnecting:
+            d.stats.connectsWhileLinked &+= 1
+            throw BluezError.inProgress
+        case .connecting:
             throw BluezError.inProgress
         case .disconnected:
             break

@@ -98,6 +98,7 @@ extension Simulator {
                 "connects": .uint64(s.connects),
                 "connect_failures": .uint64(s.connectFailures),
                 "link_conflicts": .uint64(s.linkConflicts),
+                "connects_while_linked": .uint64(s.connectsWhileLinked),
                 "mean_rssi": .int16(d.meanRSSI),
                 "disconnects": .uint64(s.disconnects),
                 "link_losses": .uint64(s.linkLosses),

@@ -9,6 +9,9 @@ struct DeviceStats: Sendable {
     /// Connection attempts that found the peripheral linked elsewhere (another adapter of this
     /// simulator, or another simulator sharing the link directory): it did not answer at first.
     var linkConflicts: UInt64 = 0
+    /// `Connect` calls that came while the device's link was up or going down (`Connected` still
+    /// true): a client that waits for `Connected=false` before it retries never makes one.
+    var connectsWhileLinked: UInt64 = 0
     /// Links that ended, for any reason.
     var disconnects: UInt64 = 0
     /// Links that ended without a `Disconnect` call (out of range, dropped, power, adapter removed).

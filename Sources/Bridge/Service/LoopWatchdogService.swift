@@ -5,11 +5,13 @@ import Synchronization
 
 /// Checks that the I/O loop still turns, and tells systemd.
 ///
-/// Every `period` it gives the loop a job that notes the time, and looks whether the job given
-/// the period before has run. If it has, the loop serves D-Bus and MQTT and systemd gets
-/// `WATCHDOG=1` (with `WatchdogSec=` set; the bridge is restarted when the pings stop). If not,
-/// it logs an error once, and wakes the loop by force each period until it turns again; the pings
-/// stop meanwhile, so a loop that stays stuck ends in a restart under systemd.
+/// Every `period` it gives the loop a job, unless the job given before has not run yet. The job
+/// itself sends `WATCHDOG=1` (with `WatchdogSec=` set; the bridge is restarted when the pings
+/// stop) the moment the loop runs it: a ping proves that the loop serves D-Bus and MQTT, and a
+/// loop that is only slow (a busy machine) pings late rather than not at all. A job still waiting
+/// after two periods (systemd's whole timeout) means the loop is stuck: an error is logged once,
+/// the loop is woken by force each period until it turns again, and as the pings stop meanwhile,
+/// a loop that stays stuck ends in a restart under systemd.
 ///
 /// It also sends `READY=1` when the bridge has started (`Type=notify`) and `STOPPING=1` when
 /// a graceful shutdown begins. Without `NOTIFY_SOCKET` only the self-check runs.
@@ -41,12 +43,14 @@ struct LoopWatchdogService: Service {
 
     private func watch() async {
         let lastRun = Atomic<Int64>(-1)
+        let notifier = notifier
         var given: Int64?
         var stalledSince: Int64?
         while !Task.isCancelled {
             let now = PollLoop.nowMs()
             if let given, lastRun.load(ordering: .acquiring) < given {
-                if stalledSince == nil {
+                // Not run yet: slow, or stuck once it has waited two periods (systemd's timeout).
+                if stalledSince == nil, now - given >= 2 * period.inMilliseconds {
                     stalledSince = given
                     logger.error(
                         "the I/O loop has not run a job given \(now - given) ms ago: D-Bus and MQTT wait; waking it")
@@ -54,12 +58,14 @@ struct LoopWatchdogService: Service {
                 loop.forceWake()
             } else {
                 if let since = stalledSince {
-                    logger.notice("the I/O loop turns again after \(now - since) ms")
+                    logger.notice("the I/O loop turns again after \(lastRun.load(ordering: .acquiring) - since) ms")
                     stalledSince = nil
                 }
-                notifier?.send("WATCHDOG=1")
                 given = now
-                loop.execute { lastRun.store(PollLoop.nowMs(), ordering: .releasing) }
+                loop.execute {
+                    lastRun.store(PollLoop.nowMs(), ordering: .releasing)
+                    notifier?.send("WATCHDOG=1")
+                }
             }
             try? await Task.sleep(for: period)
         }

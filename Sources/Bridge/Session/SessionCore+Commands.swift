@@ -35,16 +35,22 @@ extension SessionCore {
         return .failed(.write, error: e, transaction: parsed.transaction)
     }
 
-    /// The earliest deadline of a queued command.
+    /// The earliest deadline of a queued command, or of the command in flight not answered yet.
     func firstCommandDeadline() -> BridgeInstant? {
-        guard commandCount > 0 else { return nil }
-        var first: BridgeInstant?
+        var first = inFlightAnswered ? nil : inFlightCommand?.deadline
+        guard commandCount > 0 else { return first }
         for case .command(let c) in workQueue where first == nil || c.deadline < first! { first = c.deadline }
         return first
     }
 
-    /// Answers every queued command whose deadline passed; none of them is sent afterwards.
+    /// Answers every command whose deadline passed: the one in flight first (its BlueZ call may
+    /// report its own timeout only after later commands' deadlines, which would answer them out
+    /// of order), then the queued ones, none of which is sent afterwards.
     mutating func expireCommands() {
+        if let c = inFlightCommand, !inFlightAnswered, c.deadline <= now {
+            inFlightAnswered = true
+            fail(c, CommandError(.timeout, "BlueZ did not answer before the command's deadline (\(configuration.commandTimeout))"))
+        }
         guard commandCount > 0 else { return }
         var kept: [GattOperation] = []
         kept.reserveCapacity(workQueue.count)
@@ -136,6 +142,8 @@ extension SessionCore {
     /// Sends a command's BlueZ call; its result comes back as an input.
     private mutating func launch(_ job: CommandJob, attempt: Int) {
         inFlight = true
+        inFlightCommand = job.command
+        inFlightAnswered = false
         let c = job.command
         log(.debug, "\(c.operation == .set ? "write" : "read") \(c.device)/\(c.service)/\(c.characteristic): sent to BlueZ, \(job.timeout) left")
         emit(.command(job, attempt: attempt))

@@ -50,12 +50,17 @@ extension SessionCore {
     mutating func finished(_ outcome: GattOutcome, attempt: Int) {
         switch outcome {
         case .command(let command, let result, let readValue, let refusal):
-            if let refusal, attempt == generation, mayPair(after: refusal) {
+            let answered = inFlightAnswered
+            inFlightCommand = nil
+            inFlightAnswered = false
+            // Answered at its deadline already: BlueZ's late reply is not answered again (nor
+            // paired for: the command cannot be sent again).
+            if let refusal, !answered, attempt == generation, mayPair(after: refusal) {
                 return pair(for: .command(command), attempt: attempt)
             }
             // Answered whatever happened to the link meanwhile: it was sent.
             if let readValue { emit(.publishRead(path: readValue.path, value: readValue.value)) }
-            emit(.respond(command, result))
+            if !answered { emit(.respond(command, result)) }
         case .descriptor(let mc, let kind, let result):
             descriptorRead(mc, kind, result, attempt: attempt)
         case .subscribed(let mc, let error, let acquired):

@@ -54,6 +54,10 @@ struct SessionCore: Sendable {
     var workQueue: [GattOperation] = []
     var commandCount = 0
     var inFlight = false
+    /// The command whose BlueZ call is in flight, and whether it was answered already (its
+    /// deadline passed first: ``expireCommands()``; BlueZ's late reply is then not answered again).
+    var inFlightCommand: PendingCommand?
+    var inFlightAnswered = false
     var setupRunning = false
     var subscribeAttempts = 0
     var subscribeFailures = 0

@@ -38,7 +38,20 @@ extension MosquittoSession {
             return
         }
         state.phase = .connecting(established: false)
+        state.attemptStartedMs = nowMs
         state.nextMiscMs = nowMs + Self.miscIntervalMs
+    }
+
+    /// How long an attempt may wait for CONNACK (TCP connect, TLS handshake, CONNECT) before it is
+    /// given up and made again. Without it, an attempt whose CONNECT or CONNACK is lost (a broker
+    /// that accepted the TCP connection while starting or stopping) waits until libmosquitto's
+    /// keep-alive check closes it, a whole keep-alive (60 s by default) later.
+    static let connectTimeoutMs: Int64 = 10_000
+
+    /// Gives up an attempt that has had no CONNACK for ``connectTimeoutMs``.
+    func checkAttemptTimeout(nowMs: Int64) {
+        guard case .connecting = state.phase, nowMs - state.attemptStartedMs >= Self.connectTimeoutMs else { return }
+        connectionFailed(reason: "no CONNACK within \(Self.connectTimeoutMs / 1000) s")
     }
 
     /// After a libmosquitto call: if the socket is gone (closed by libmosquitto, which called

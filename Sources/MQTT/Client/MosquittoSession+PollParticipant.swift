@@ -89,6 +89,7 @@ extension MosquittoSession: PollParticipant {
                 rc = mosquitto_loop_misc(handle)  // PINGREQ, or closes a dead connection
             }
             checkConnection(rc: rc)
+            checkAttemptTimeout(nowMs: nowMs)
         }
         if case .waiting(let until) = state.phase, nowMs >= until {
             beginAttempt(first: false, nowMs: nowMs)

@@ -36,6 +36,9 @@ struct ConnectionState {
     var lastTLSError: String?
     /// The current attempt reached CONNACK success.
     var attemptConnected = false
+    /// When the current attempt began (monotonic milliseconds): one that has no CONNACK after
+    /// ``MosquittoSession/connectTimeoutMs`` is given up and made again.
+    var attemptStartedMs: Int64 = 0
     /// When `mosquitto_loop_misc` (keep-alive) is due next.
     var nextMiscMs: Int64 = 0
     /// Packets queued by us since the last flush (more than one: the flush corks the socket).
