@@ -382,12 +382,122 @@ def check_family(name, path, binary, args, theengs):
     return report
 
 
+# The fuzz target `families` (Sources/ble-mqtt-bridge-fuzz/FamilyFuzzing.swift) reads its input
+# through these tables: keep them in step with it.
+FUZZ_SERVICE = ["fe95", "fdcd", "fd3d", "0d00", "fcd2", "181a"]
+FUZZ_COMPANY = [0x0969, 0x0499, 0x0133, 0x0059, 0x02E1, 0xEC88, 0x0001, 0x8801, 0x004C, 0x0006]
+FUZZ_NAMES = ["GVH5075_1234", "Govee_H5179_AB12", "sps", "tps", "iBBQ", "TP357 (2B54)", "TP393 (7A1F)",
+              "SensorPush HT.w 0CA1", "SensorPush HTP.xw F4D", "Ruuvi 1A2B", "LYWSD03MMC", "WoSensorTH",
+              "Flower care", "IBS-TH"]
+
+# Seeds for the fuzz target when no adapter gives frames of a kind: (label, frame). Shaped after
+# the formats (SPEC §13), values made up; the adapters' frames are the real ones.
+FUZZ_BUILTIN = [
+    ("xiaomi-lywsdcgq-v2", {"service_data": {"fe95": "5020aa015ac7a8d938c1a40d1004d2005e01"}}),
+    ("xiaomi-lywsd03mmc-v5-plain", {"service_data": {"fe95": "30585b0589c7a8d938c1a408"}}),
+    ("xiaomi-lywsd03mmc-v5-encrypted", {"service_data": {"fe95": "58585b058ac7a8d938c1a4095b0a2c11000000bad78d0f"},
+                                        "key": "e9ea895fac7cca6d30532432a516f3a8"}),
+    ("xiaomi-miflora", {"service_data": {"fe95": "71209800a3a1b2c3d4c4c40d091002b102"}, "name": "Flower care"}),
+    ("qingping-cgg1", {"service_data": {"fdcd": "8807a1b2c3d4e5f60104e100560102016a"}}),
+    ("govee-h5075", {"manufacturer_data": {"0xec88": "00034c2f6400"}, "name": "GVH5075_1234"}),
+    ("govee-h5179", {"manufacturer_data": {"0x8801": "0001010a0a1e0c55"}, "name": "Govee_H5179_AB12"}),
+    ("switchbot-meter", {"service_data": {"0d00": "54006405962d"}, "name": "WoSensorTH"}),
+    ("switchbot-meter-manufacturer", {"service_data": {"fd3d": "54006405962d"},
+                                      "manufacturer_data": {"0x0969": "c4d7b8a1b2c3e10a0596ad00"}}),
+    ("ruuvi-v5", {"manufacturer_data": {"0x0499": "0512fc5394c37c0004fffc040cac364200cdcbb8334c884f"}}),
+    ("ruuvi-v3", {"manufacturer_data": {"0x0499": "03291a1ece1efc18f94202ca0b53"}}),
+    ("inkbird-ibs-th", {"manufacturer_data": {"0x0a1e": "e80100a1b2c364080a"}, "name": "sps"}),
+    ("inkbird-ibbq", {"manufacturer_data": {"0x0000": "0000a1b2c3d4e5f6d200f600fa00ff00"}, "name": "iBBQ"}),
+    ("thermopro-tp357", {"manufacturer_data": {"0x34c2": "e2002c0202"}, "name": "TP357 (2B54)"}),
+    ("sensorpush-htw", {"manufacturer_data": {"0x1d40": "f6ab6a"}, "name": "SensorPush HT.w 0CA1"}),
+    ("bluemaestro-tempo", {"manufacturer_data": {"0x0133": "1764 0e100003 00e401f4 0b2101"}}),
+    ("mopeka-pro", {"manufacturer_data": {"0x0059": "03604a05c080c67b1c5d"}, "service_uuids": ["fee5"]}),
+    ("victron-smartshunt", {"manufacturer_data": {"0x02e1": "100289a302b040af925d09a4d89aa0128bdef48c6298a9"},
+                            "key": "aff4d0995b7d1e176c0c33ecb9e70dcd"}),
+]
+
+
+def fuzz_seed(frame):
+    """The `families` fuzz target's input for a frame (see FamilyFuzzing.swift), or None."""
+    service = next(iter((frame.get("service_data") or {}).items()), None)
+    company = next(iter((frame.get("manufacturer_data") or {}).items()), None)
+    select = 0
+    if service:
+        uuid = service[0].lower()[-4:] if len(service[0]) <= 8 else service[0].lower()[4:8]
+        if uuid not in FUZZ_SERVICE:
+            service = None
+        else:
+            select |= FUZZ_SERVICE.index(uuid) + 1
+    extra = b""
+    if company:
+        cid = int(company[0], 16) if company[0].lower().startswith("0x") else int(company[0])
+        if cid in FUZZ_COMPANY:
+            select |= (FUZZ_COMPANY.index(cid) + 1) << 4
+        else:
+            select |= 15 << 4
+            extra = cid.to_bytes(2, "little")
+    if not service and not company:
+        return None
+    options = 0
+    name = frame.get("name")
+    if name:
+        exact = [n for n in FUZZ_NAMES if n == name]
+        near = exact or [n for n in FUZZ_NAMES if n[:4].lower() == name[:4].lower()]
+        if near:
+            options |= FUZZ_NAMES.index(near[0]) + 1
+    if "fee5" in [u.lower()[-4:] if len(u) <= 8 else u.lower()[4:8] for u in frame.get("service_uuids") or []]:
+        options |= 0x10
+    key = bytes.fromhex(frame["key"]) if frame.get("key") else b""
+    if key:
+        options |= {16: 1, 12: 2}.get(len(key), 3) << 5
+        key = key[:{16: 16, 12: 12}.get(len(key), 5)].ljust({16: 16, 12: 12}.get(len(key), 5), b"\0")
+    address = bytes.fromhex(frame.get("address", "A4:C1:38:00:00:01").replace(":", ""))
+    data = b""
+    service_bytes = bytes.fromhex(service[1].replace(" ", "")) if service else b""
+    company_bytes = bytes.fromhex(company[1].replace(" ", "")) if company else b""
+    if service and company:
+        data = bytes([len(service_bytes)]) + service_bytes + company_bytes
+        if len(service_bytes) >= len(data):
+            return None
+    else:
+        data = service_bytes + company_bytes
+    return bytes([select, options]) + address + extra + key + data
+
+
+def write_fuzz_seeds(directory, adapters):
+    """Seeds for the `families` fuzz target: every adapter's frames (up to 40 each, spread over
+    its list) and FUZZ_BUILTIN. Old `family-*` seeds are replaced."""
+    os.makedirs(directory, exist_ok=True)
+    for entry in os.listdir(directory):
+        if entry.startswith("family-"):
+            os.remove(os.path.join(directory, entry))
+    count = 0
+    for label, frame in FUZZ_BUILTIN:
+        seed = fuzz_seed({"address": "A4:C1:38:12:34:56", **frame})
+        with open(os.path.join(directory, f"family-builtin-{label}"), "wb") as out:
+            out.write(seed)
+        count += 1
+    for name, path in adapters.items():
+        frames = list(load(path, name).frames())
+        step = max(1, len(frames) // 40)
+        for n, frame in enumerate(frames[::step][:40]):
+            seed = fuzz_seed(frame)
+            if seed is None:
+                continue
+            with open(os.path.join(directory, f"family-{name}-{n:02d}"), "wb") as out:
+                out.write(seed)
+            count += 1
+    print(f"{count} seeds written to {directory}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("binary", help="the ble-decode executable")
     parser.add_argument("--family", action="append", help="check only this family (the adapter's file name); repeatable")
     parser.add_argument("--seed", type=int, default=20261128)
     parser.add_argument("--flips", type=int, default=24, help="random bit flips per frame (default 24)")
+    parser.add_argument("--write-fuzz-seeds", metavar="DIR",
+                        help="write seeds for the `families` fuzz target (Tests/fuzz/corpus/families) and exit")
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
 
@@ -401,6 +511,9 @@ def main():
             print(f"check-decoders: FAIL: no adapter scripts/decoders/{unknown[0]}.py (have: {', '.join(adapters) or 'none'})")
             return 1
         adapters = {f: adapters[f] for f in args.family}
+    if args.write_fuzz_seeds:
+        write_fuzz_seeds(args.write_fuzz_seeds, adapters)
+        return 0
     if not adapters:
         print("check-decoders: families: no adapters in scripts/decoders")
         return 0
