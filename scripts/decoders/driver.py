@@ -9,7 +9,9 @@ Every `scripts/decoders/*.py` but this file (and files starting with `_`) is an 
 
     REQUIRES = ["xiaomi-ble==0.33.0"]   # pip requirements of the reference, pinned
     def frames(): ...                    # list of frames (the shape below)
-    def reference(frame): ...            # {"values": {our names: ...}, "model": str|None} or None
+    def reference(frame): ...            # {"values": {our names: ...}, "model": str|None} or None;
+                                         # optional "manufacturer", "packet_id", "encrypted",
+                                         # "counter": compared when given (not None)
 
     frame = {"address": "A4:C1:38:00:00:01", "name": str|None, "service_data": {"fe95": "hex"},
              "manufacturer_data": {"0x0969": "hex after the company id"}, "service_uuids": ["fee5"],
@@ -220,8 +222,9 @@ def compare(ours, theirs, adapter, decoders):
             problems.append(f"{name}: ours {values[name]!r}, reference {want[name]!r}")
     if theirs.get("model") is not None and ours.get("model") != theirs["model"]:
         problems.append(f"model: ours {ours.get('model')!r}, reference {theirs['model']!r}")
-    if theirs.get("manufacturer") is not None and ours.get("manufacturer") != theirs["manufacturer"]:
-        problems.append(f"manufacturer: ours {ours.get('manufacturer')!r}, reference {theirs['manufacturer']!r}")
+    for key in ("manufacturer", "packet_id", "encrypted", "counter"):
+        if theirs.get(key) is not None and ours.get(key) != theirs[key]:
+            problems.append(f"{key}: ours {ours.get(key)!r}, reference {theirs[key]!r}")
     return "; ".join(problems) or None
 
 
