@@ -396,12 +396,12 @@ FUZZ_NAMES = ["GVH5075_1234", "Govee_H5179_AB12", "sps", "tps", "iBBQ", "TP357 (
 # Seeds for the fuzz target when no adapter gives frames of a kind: (label, frame). Shaped after
 # the formats (SPEC §13), values made up; the adapters' frames are the real ones.
 FUZZ_BUILTIN = [
-    ("xiaomi-lywsdcgq-v2", {"service_data": {"fe95": "5020aa015ac7a8d938c1a40d1004d2005e01"}}),
-    ("xiaomi-lywsd03mmc-v5-plain", {"service_data": {"fe95": "30585b0589c7a8d938c1a408"}}),
-    ("xiaomi-lywsd03mmc-v5-encrypted", {"service_data": {"fe95": "58585b058ac7a8d938c1a4095b0a2c11000000bad78d0f"},
-                                        "key": "e9ea895fac7cca6d30532432a516f3a8"}),
-    ("xiaomi-miflora", {"service_data": {"fe95": "71209800a3a1b2c3d4c4c40d091002b102"}, "name": "Flower care"}),
-    ("qingping-cgg1", {"service_data": {"fdcd": "8807a1b2c3d4e5f60104e100560102016a"}}),
+    ("xiaomi-lywsdcgq", {"address": "58:2D:34:3B:2E:BF", "service_data": {"fe95": "5020aa01a3bf2e3b342d580d1004b40095020a10013b"}}),
+    ("xiaomi-cgg1-encrypted", {"address": "5A:58:2D:34:12:5F", "service_data": {"fe95": "5858480b685f12342d585a0b1841e2aa000e00a4964fb5"},
+                               "key": "814aac74c4f17b6c1581e1ab87816b99"}),
+    ("xiaomi-miflora", {"address": "C4:7C:8D:6A:3E:7A", "service_data": {"fe95": "71209800687a3e6a8d7cc40d0910025702"},
+                        "name": "Flower care"}),
+    ("qingping-cgg1", {"service_data": {"fdcd": "8807a1b2c3d4e5f60104e1005601020164"}}),
     ("govee-h5075", {"manufacturer_data": {"0xec88": "00034c2f6400"}, "name": "GVH5075_1234"}),
     ("govee-h5179", {"manufacturer_data": {"0x8801": "0001010a0a1e0c55"}, "name": "Govee_H5179_AB12"}),
     ("switchbot-meter", {"service_data": {"0d00": "54006405962d"}, "name": "WoSensorTH"}),
@@ -413,7 +413,7 @@ FUZZ_BUILTIN = [
     ("inkbird-ibbq", {"manufacturer_data": {"0x0000": "0000a1b2c3d4e5f6d200f600fa00ff00"}, "name": "iBBQ"}),
     ("thermopro-tp357", {"manufacturer_data": {"0x34c2": "e2002c0202"}, "name": "TP357 (2B54)"}),
     ("sensorpush-htw", {"manufacturer_data": {"0x1d40": "f6ab6a"}, "name": "SensorPush HT.w 0CA1"}),
-    ("bluemaestro-tempo", {"manufacturer_data": {"0x0133": "1764 0e100003 00e401f4 0b2101"}}),
+    ("bluemaestro-tempo", {"manufacturer_data": {"0x0133": "17640e10000300e401f400640100"}}),
     ("mopeka-pro", {"manufacturer_data": {"0x0059": "03604a05c080c67b1c5d"}, "service_uuids": ["fee5"]}),
     ("victron-smartshunt", {"manufacturer_data": {"0x02e1": "100289a302b040af925d09a4d89aa0128bdef48c6298a9"},
                             "key": "aff4d0995b7d1e176c0c33ecb9e70dcd"}),
@@ -589,6 +589,9 @@ def print_report(r):
               + f" ({r.theengs_compared} values compared; {len(r.theengs_only)} frames only it decodes)")
     else:
         print("   TheengsDecoder recognised none of its frames")
+    for frame, model in r.theengs_only[:5]:
+        print(f"   TheengsDecoder only ({model}; ours refuses, as the reference does): {frame_line(frame)}"
+              + (f"  [{frame['source']}]" if frame.get("source") else ""))
     for what, frame, why, ours in r.disagreements[:MAX_LISTED]:
         print(f"   DISAGREE ({what}): {why}")
         print(f"      frame: {frame_line(frame)}" + (f"  [{frame['source']}]" if frame.get("source") else ""))
