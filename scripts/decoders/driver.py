@@ -66,7 +66,6 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOCK = os.environ.get("DECODER_VENV_LOCK") or (sys.prefix.rstrip("/") + ".lock")
 REL_TOL, ABS_TOL = 1e-6, 1e-9
-MAX_LISTED = 30  # disagreements listed per family (all are counted)
 
 # TheengsDecoder's keys -> ours (SPEC §7 / §13), with a factor where the unit differs.
 THEENGS_KEYS = {
@@ -499,6 +498,8 @@ def main():
     parser.add_argument("--family", action="append", help="check only this family (the adapter's file name); repeatable")
     parser.add_argument("--seed", type=int, default=20261128)
     parser.add_argument("--flips", type=int, default=24, help="random bit flips per frame (default 24)")
+    parser.add_argument("--max-listed", type=int, default=None,
+                        help="list at most N disagreements per family (default: all; all are counted)")
     parser.add_argument("--write-fuzz-seeds", metavar="DIR",
                         help="write seeds for the `families` fuzz target (Tests/fuzz/corpus/families) and exit")
     args = parser.parse_args()
@@ -556,7 +557,7 @@ def main():
                 report = Report(name)
                 report.failure = "the adapter failed:\n" + traceback.format_exc()
         reports.append(report)
-        print_report(report)
+        print_report(report, args.max_listed)
     lock.release()
 
     total_frames = sum(r.frames for r in reports)
@@ -572,7 +573,7 @@ def main():
     return 0
 
 
-def print_report(r):
+def print_report(r, max_listed=None):
     print(f"== family {r.name}: {r.frames} frames, {r.mutations} mutations, {r.agreements} agreements, "
           f"{len(r.disagreements)} disagreements")
     if r.failure:
@@ -592,12 +593,13 @@ def print_report(r):
     for frame, model in r.theengs_only[:5]:
         print(f"   TheengsDecoder only ({model}; ours refuses, as the reference does): {frame_line(frame)}"
               + (f"  [{frame['source']}]" if frame.get("source") else ""))
-    for what, frame, why, ours in r.disagreements[:MAX_LISTED]:
+    listed = r.disagreements if max_listed is None else r.disagreements[:max_listed]
+    for what, frame, why, ours in listed:
         print(f"   DISAGREE ({what}): {why}")
         print(f"      frame: {frame_line(frame)}" + (f"  [{frame['source']}]" if frame.get("source") else ""))
         print(f"      ours:  {json.dumps(ours, ensure_ascii=False)}")
-    if len(r.disagreements) > MAX_LISTED:
-        print(f"   ... and {len(r.disagreements) - MAX_LISTED} more disagreements")
+    if len(listed) < len(r.disagreements):
+        print(f"   ... and {len(r.disagreements) - len(listed)} more disagreements (--max-listed)")
 
 
 if __name__ == "__main__":
