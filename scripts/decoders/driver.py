@@ -525,13 +525,21 @@ def main():
     lock = Lock()
     lock.exclusive()
     failures = {}
+    installed_any = [False]
     for name, path in adapters.items():
         try:
-            error = install(requires_of(path))
+            requires = requires_of(path)
+            installed_any[0] |= not all(satisfied(r) for r in requires)
+            error = install(requires)
         except Exception as e:
             error = f"cannot read REQUIRES: {e}"
         if error:
             failures[name] = "reference not installable: " + error
+    if installed_any[0]:
+        check = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "check"],
+                               capture_output=True, text=True)
+        if check.returncode != 0:
+            print("check-decoders: WARNING pip check after the installs:\n  " + check.stdout.strip().replace("\n", "\n  "))
     # A later family's pins may have replaced an earlier one's: every family's must hold now.
     for name, path in adapters.items():
         if name not in failures:
