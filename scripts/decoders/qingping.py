@@ -70,8 +70,11 @@ def generated():
     out.append(("CGPR1 motion, illuminance uint24", "", a, frame_bytes(0x08, 0x12, a, _rec(0x08, b"\x01\x34\x12\x01"))))
     out.append(("CGPR1 event frame: motion only", "", a, frame_bytes(0x48, 0x12, a, _rec(0x08, b"\x01\x34\x12\x01"))))
     out.append(("CGPR1 no motion, dark", "", a, frame_bytes(0x08, 0x12, a, _rec(0x08, b"\x00\x00\x00\x00"))))
-    out.append(("CGPR1 illuminance uint32", "", a, frame_bytes(0x08, 0x12, a, _rec(0x02, b"\x32")
-                                                               + _rec(0x09, struct.pack("<I", 100000)))))
+    # The record order of the real CGPR1 (battery, packet id, illuminance): TheengsDecoder
+    # reads this frame by position, not by record, and only the low 16 bits of the 4-byte
+    # illuminance (a value above 65535 lx, in sunlight, differs there: the unit tests have one).
+    out.append(("CGPR1 illuminance uint32", "", a, frame_bytes(0x08, 0x12, a, _rec(0x02, b"\x32") + _rec(0x0F, b"\x07")
+                                                               + _rec(0x09, struct.pack("<I", 40000)))))
     out.append(("CGDN1 PM and CO2", "", a, frame_bytes(0x88, 0x0E, a, _rec(0x12, struct.pack("<HH", 999, 1000))
                                                       + _rec(0x13, struct.pack("<H", 5000)))))
     out.append(("CGP22C externally powered", "", a, frame_bytes(0x88, 0x5D, a, _rec(0x01, struct.pack("<hH", 230, 400))

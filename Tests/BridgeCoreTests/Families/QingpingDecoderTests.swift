@@ -43,6 +43,8 @@ import Testing
         #expect(try Self.values("c804" + mac + "040102") == #"{"opening":true}"#)  // open too long
         #expect(try Self.values("0812" + mac + "0804 01341201") == #"{"motion":true,"illuminance":70196}"#)
         #expect(try Self.values("4812" + mac + "0804 01341201") == #"{"motion":true}"#)
+        // 0x09 is 4 bytes: sunlight above 65535 lx (TheengsDecoder reads only 16 bits of it).
+        #expect(try Self.values("0812" + mac + "020132 0f0107 0904 a0860100") == #"{"battery":50,"illuminance":100000}"#)
         // Externally powered (battery 0xFF): no battery value.
         #expect(try Self.values("885d" + mac + "0104 e600 9001 0201ff 1302 9c01") == #"{"temperature":23.0,"humidity":40.0,"co2":412}"#)
         // Unknown records are skipped by their length.
