@@ -139,7 +139,7 @@ final class AdvertisementRouter: Sendable {
             // a repeat is not a replay.
             let stream = decoded?.decoder ?? ""
             guard all.values[i].lastPackets[stream] != key else { return .repeated }
-            if let d = decoded, d.encrypted, let counter = d.counter, !all.values[i].replay.accept(counter: counter) {
+            if let d = decoded, d.encrypted, let counter = d.counter, !all.values[i].replay.accept(counter: counter, bits: d.counterBits) {
                 all.values[i].rejected &+= 1
                 return .replayed
             }
