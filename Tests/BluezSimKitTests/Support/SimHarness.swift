@@ -75,12 +75,18 @@ final class SimHarness: Sendable {
         serverConnection.close()
     }
 
+    /// The bound on a call to the simulator. The simulator answers from the test process's
+    /// cooperative pool, which the whole unit run shares (671 tests in parallel); on a busy
+    /// 2-core machine its answer waited more than 10 s behind other suites' work (a `NoReply`
+    /// under `scripts/stress-tests`). A bound, not a wait: an answer that never comes still fails.
+    static let callTimeout: Duration = .seconds(30)
+
     /// Calls a method of the control interface (`org.bluezsim.Control1`).
     @discardableResult
     func control(_ method: String, _ arguments: [DBusValue] = []) async throws(DBusError) -> [DBusValue] {
         try await client.call(destination: SimulatorControl.busName, path: SimulatorControl.path,
                               interface: SimulatorControl.interface, method: method, arguments: arguments,
-                              timeout: .seconds(10))
+                              timeout: Self.callTimeout)
     }
 
     /// Another client on the same bus.
@@ -94,7 +100,7 @@ final class SimHarness: Sendable {
     func call(_ path: String, _ interface: String, _ method: String, _ arguments: [DBusValue] = [],
               on connection: DBusConnection? = nil) async throws(DBusError) -> [DBusValue] {
         try await (connection ?? client).call(destination: BlueZNames.service, path: path, interface: interface,
-                                              method: method, arguments: arguments, timeout: .seconds(10))
+                                              method: method, arguments: arguments, timeout: Self.callTimeout)
     }
 
     /// `Properties.Get`.
