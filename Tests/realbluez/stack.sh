@@ -80,6 +80,7 @@ stack_rebuild() {
   stack_wait_until 20 stack_examples_registered || { echo "stack: the example peripheral did not register"; return 1; }
   timeout 30 /usr/bin/python3 -u "$RB_DIR/rb_prep.py" roles >> /rb/logs/roles.log 2>&1 \
     || { echo "stack: $(tail -n 1 /rb/logs/roles.log)"; return 1; }
+  echo "stack: rebuilt, $(stack_adapters) adapters on bluetoothd, roles in /rb/adapters.env"
 }
 
 ensure_stack() {
@@ -89,7 +90,7 @@ ensure_stack() {
   for ((try = 1; try <= ${RB_STACK_REPAIRS:-4}; try++)); do
     stack_complete "$want" && break
     echo "rbtest: the VM's Bluetooth stack is incomplete ($(stack_adapters) of $want adapters on bluetoothd$([ -s /rb/adapters.env ] || echo ', no roles')): building the controllers again ($try of ${RB_STACK_REPAIRS:-4})"
-    echo "stack repair $try: $(dmesg | grep -i -E 'hci[0-9]+: .*(fail|timeout)' | tail -n 1)" >> /rb/logs/stack-repair.log
+    echo "before repair $try: $(dmesg | grep -i -E 'hci[0-9]+: .*(fail|timeout)' | tail -n 1)" >> /rb/logs/stack-repair.log
     stack_rebuild "$want" >> /rb/logs/stack-repair.log 2>&1
     echo "rbtest: stack repair $try: $(tail -n 1 /rb/logs/stack-repair.log)"
   done
