@@ -14,20 +14,34 @@ public enum AdvertisementDecoder {
     /// Replay protection is the caller's: feed ``DecodedAdvertisement/counter`` of each
     /// successfully decoded encrypted frame to the device's ``BTHomeReplayGuard``.
     public static func decode(_ frame: AdvertisementFrame, bindkey: [UInt8]?) -> Result<DecodedAdvertisement, AdvertisementDecodeError>? {
+        claim(frame, bindkey: bindkey)?.result
+    }
+
+    /// What ``decode(_:bindkey:)`` does, and which decoder claimed the frame: the runtime names
+    /// the family of a frame it cannot read (`"xiaomi"` for an encrypted MiBeacon without a
+    /// `bindkey`). `families` is ``families`` but in tests, which add their own.
+    public static func claim(
+        _ frame: AdvertisementFrame, bindkey: [UInt8]?, families: [any AdvertisementFamily.Type] = families
+    ) -> AdvertisementClaim? {
         if let data = frame.serviceData[BTHomeDecoder.serviceUUID] {
-            return BTHomeDecoder.decode(serviceData: data, address: frame.address, bindkey: bindkey)
+            return AdvertisementClaim(
+                decoder: BTHomeDecoder.name, result: BTHomeDecoder.decode(serviceData: data, address: frame.address, bindkey: bindkey))
         }
         if let data = frame.serviceData[XiaomiCustomDecoder.serviceUUID] {
-            return XiaomiCustomDecoder.decode(serviceData: data)
+            let result = XiaomiCustomDecoder.decode(serviceData: data)
+            let name: String
+            if case .success(let decoded) = result { name = decoded.decoder } else { name = "pvvx" }
+            return AdvertisementClaim(decoder: name, result: result)
         }
         for family in families {
-            if let result = family.decode(frame, key: bindkey) { return result }
+            if let result = family.decode(frame, key: bindkey) { return AdvertisementClaim(decoder: family.name, result: result) }
         }
         return nil
     }
 }
 
-/// Rejects encrypted BTHome frames whose counter does not increase: one per device, fed the
+/// Rejects encrypted frames (BTHome, MiBeacon, Victron: every family that encrypts) whose counter
+/// does not increase: one per device, fed the
 /// ``DecodedAdvertisement/counter`` of each frame whose MIC verified. The first counter is
 /// always accepted (the bridge may start at any point of a device's life).
 public struct BTHomeReplayGuard: Sendable, Hashable {
