@@ -170,7 +170,9 @@ final class AdvertisementRouter: Sendable {
             } else {
                 guard all.values[i].lastData != key else { return .repeated }
             }
-            if let d = decoded, d.encrypted, let counter = d.counter, !all.values[i].replay.accept(counter: counter) {
+            if let d = decoded, d.encrypted, let counter = d.counter,
+               !all.values[i].replay.accept(counter: counter, bits: d.counterBits)
+            {
                 all.values[i].rejected &+= 1
                 return .replayed
             }

@@ -5,7 +5,7 @@ public enum AdvertisementDecoder {
     /// The maker families (SPEC §13), asked in this order. Families recognised by a service UUID
     /// or a real company id come before those recognised by bytes and name alone, so that the
     /// latter never claim another family's frame.
-    public static let families: [any AdvertisementFamily.Type] = []
+    public static let families: [any AdvertisementFamily.Type] = [XiaomiDecoder.self, QingpingDecoder.self]
 
 
     /// Decodes `frame`: nil when no decoder applies to it, `.failure` for a frame a decoder
@@ -55,8 +55,27 @@ public struct BTHomeReplayGuard: Sendable, Hashable {
     /// counter accepted before, false for a repeat or an older counter (a replay, or the same
     /// advertisement seen again).
     public mutating func accept(counter: UInt32) -> Bool {
-        if let last = lastCounter, counter <= last { return false }
-        lastCounter = counter
+        accept(counter: counter, bits: 32)
+    }
+
+    /// ``accept(counter:)`` for a counter of `bits` bits (1...32) that wraps (MiBeacon v2/v3:
+    /// 8): below 32 bits, a counter is new when it is ahead of the last one accepted by less
+    /// than half the counter's range, modulo the range (serial number arithmetic, RFC 1982):
+    /// with 8 bits, 255 → 0 is accepted, and so is a jump of up to 127; a repeat or a replay of
+    /// the last 128 frames is not.
+    public mutating func accept(counter: UInt32, bits: Int) -> Bool {
+        guard bits < 32, bits > 0 else {
+            if let last = lastCounter, counter <= last { return false }
+            lastCounter = counter
+            return true
+        }
+        let mask = (UInt32(1) << UInt32(bits)) &- 1
+        let value = counter & mask
+        if let last = lastCounter {
+            let ahead = (value &- last) & mask
+            guard ahead != 0, ahead <= mask >> 1 else { return false }
+        }
+        lastCounter = value
         return true
     }
 
