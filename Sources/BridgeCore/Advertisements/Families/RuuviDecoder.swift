@@ -1,14 +1,15 @@
 /// RuuviTag (SPEC §13, decoder `ruuvi`): manufacturer data `0x0499` (Ruuvi Innovations), byte 0
 /// the data format; all fields big endian.
 ///
-/// - Format 3, RAWv1 (14 bytes): humidity uint8 × 0.5 % (0...200); temperature as a sign bit and
-///   7 bits of whole °C, then uint8 hundredths (0...99); pressure uint16 + 50 000 Pa;
+/// - Format 3, RAWv1 (14 bytes): humidity uint8 × 0.5 % (above 200, i.e. 100 %, absent: Ruuvi's
+///   own "maximum values" example carries 255, not a humidity); temperature as a sign bit and
+///   7 bits of whole °C, then uint8 hundredths (0...99, more is malformed); pressure uint16 + 50 000 Pa;
 ///   acceleration x, y, z int16 mG; battery uint16 mV.
 /// - Format 5, RAWv2 (24 bytes): temperature int16 × 0.005 °C; humidity uint16 × 0.0025 %;
 ///   pressure uint16 + 50 000 Pa; acceleration x, y, z int16 mG; 11 bits battery + 1600 mV and
 ///   5 bits transmit power; movement counter uint8; measurement sequence uint16; the MAC. Each
 ///   field's "not available" value (int16 −32768, uint16 65535, 2047 mV, 255 movements) makes
-///   that value absent.
+///   that value absent (the acceleration: all three axes when any is not available).
 ///
 /// Values: `temperature` (°C), `humidity` (%), `pressure` (hPa), `acceleration_x/_y/_z` (m/s²,
 /// g = 9.80665 m/s²), `voltage` (V), `movement_counter`. Format 5's measurement sequence is the
@@ -40,26 +41,27 @@ public enum RuuviDecoder: AdvertisementFamily {
     /// mG to m/s².
     static func acceleration(_ milliG: Int16) -> JSONValue { .number(Double(milliG) * 9.80665 / 1000) }
 
+    /// The three axes, none when any is −32768 (not available: an axis that failed makes the
+    /// vector meaningless; ruuvitag-ble drops all three too).
     static func appendAcceleration(_ data: [UInt8], at: Int, to values: inout JSONObject) {
-        let names = ("acceleration_x", "acceleration_y", "acceleration_z")
         let x = s16(data, at), y = s16(data, at + 2), z = s16(data, at + 4)
-        if x != Int16.min { values.append(names.0, acceleration(x)) }
-        if y != Int16.min { values.append(names.1, acceleration(y)) }
-        if z != Int16.min { values.append(names.2, acceleration(z)) }
+        guard x != Int16.min, y != Int16.min, z != Int16.min else { return }
+        values.append("acceleration_x", acceleration(x))
+        values.append("acceleration_y", acceleration(y))
+        values.append("acceleration_z", acceleration(z))
     }
 
     static func rawV1(_ data: [UInt8]) -> Result<DecodedAdvertisement, AdvertisementDecodeError> {
         guard data.count == 14 else { return malformed("data format 3 has 14 bytes, not \(data.count)") }
-        guard data[1] <= 200 else { return malformed("humidity above 100 %") }
         guard data[3] <= 99 else { return malformed("hundredths of a degree above 99") }
         let magnitude = Double(Int(data[2] & 0x7F) * 100 + Int(data[3])) / 100
         var values = JSONObject()
         values.append("temperature", .number(data[2] & 0x80 != 0 ? -magnitude : magnitude))
-        values.append("humidity", .number(Double(data[1]) / 2))
+        if data[1] <= 200 { values.append("humidity", .number(Double(data[1]) / 2)) }
         values.append("pressure", .number(Double(Int(u16(data, 4)) + 50_000) / 100))
         appendAcceleration(data, at: 6, to: &values)
         values.append("voltage", .number(Double(u16(data, 12)) / 1000))
-        return .success(DecodedAdvertisement(decoder: name, values: values, manufacturer: "Ruuvi Innovations", model: "RuuviTag"))
+        return .success(DecodedAdvertisement(decoder: name, values: values, manufacturer: "Ruuvi Innovations Ltd.", model: "RuuviTag"))
     }
 
     static func rawV2(_ data: [UInt8]) -> Result<DecodedAdvertisement, AdvertisementDecodeError> {
@@ -79,6 +81,6 @@ public enum RuuviDecoder: AdvertisementFamily {
         return .success(
             DecodedAdvertisement(
                 decoder: name, packetID: sequence == 0xFFFF ? nil : Int(sequence), values: values,
-                manufacturer: "Ruuvi Innovations", model: "RuuviTag"))
+                manufacturer: "Ruuvi Innovations Ltd.", model: "RuuviTag"))
     }
 }
