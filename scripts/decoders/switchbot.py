@@ -3,7 +3,7 @@ PySwitchbot (the driver's interface: see driver.py).
 
 Frames: every Meter / Meter Plus / Outdoor Meter / Contact / Motion frame of PySwitchbot's
 tests/test_adv_parser.py (service data with the device type, with and without the newer
-firmware's manufacturer data), then generated ones: each model, both service UUIDs, negative
+firmware's manufacturer data) and of theengs/decoder's tests/BLE/test_ble.cpp, then generated ones: each model, both service UUIDs, negative
 and edge temperatures, humidity 0 / 100, battery 0 / 100, each contact and motion bit.
 
 reference(): PySwitchbot's parse_advertisement_data on the frame (no model cache), mapped to our
@@ -35,6 +35,26 @@ _REAL = [
     ({"fd3d": "7340e2002c02"}, {"0x0969": "c0219ae8bc49766c002c"}, "test_motion_with_light_detected"),
 ]
 
+# Frames of theengs/decoder's tests/BLE/test_ble.cpp (service data, and manufacturer data where
+# it pairs them), checked against PySwitchbot like the others.
+_THEENGS = [
+    ({"fd3d": "770064"}, {"0x0969": "aabbccddeeff8b0305993200"}, "theengs/decoder tests/BLE/test_ble.cpp Outdoor Meter"),
+    ({"fd3d": "7700e4"}, {"0x0969": "aabbccddeeff940b039a5000"}, "theengs/decoder tests/BLE/test_ble.cpp Outdoor Meter"),
+    ({"fd3d": "770041"}, {"0x0969": "aabbccddeeffe30f090f2a00"}, "theengs/decoder tests/BLE/test_ble.cpp Outdoor Meter"),
+    ({"fd3d": "6900ba18993b"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Meter Plus"),
+    ({"fd3d": "6900ba031938"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Meter Plus"),
+    ({"fd3d": "6900ba379ab8"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Meter Plus"),
+    ({"0d00": "540054459938"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Meter"),
+    ({"0d00": "5400d40299b8"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Meter"),
+    ({"0d00": "73b037000045"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Motion Sensor"),
+    ({"fd3d": "7340d50000f2"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Motion Sensor"),
+    ({"fd3d": "73006402f002"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Motion Sensor"),
+    ({"0d00": "64c05c010000000000"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Contact Sensor"),
+    ({"0d00": "6480d7020000000000"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Contact Sensor"),
+    ({"fd3d": "6440c1050000000000"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Contact Sensor"),
+    ({"fd3d": "640064440359ffff42"}, {}, "theengs/decoder tests/BLE/test_ble.cpp Contact Sensor"),
+]
+
 _MODELS = {"WoSensorTH": "Meter", "WoMeterPlus": "Meter Plus", "WoIOSensorTH": "Outdoor Meter",
            "WoContact": "Contact Sensor", "WoPresence": "Motion Sensor"}
 
@@ -56,6 +76,8 @@ def frames():
     for n, (service_data, manufacturer_data, test) in enumerate(_REAL):
         out.append(_frame(f"C0:21:9A:E8:BC:{n:02X}", service_data, manufacturer_data,
                           f"PySwitchbot tests/test_adv_parser.py::{test}"))
+    for n, (service_data, manufacturer_data, source) in enumerate(_THEENGS):
+        out.append(_frame(f"AA:BB:CC:DD:EE:{n:02X}", service_data, manufacturer_data, source))
     rng = random.Random(969)
     mac = bytes.fromhex("e1ab46ac8f00")
     edges = [(-400, 0, 0), (-1, 1, 100), (5, 100, 55), (999, 37, 3), (-95, 80, 100), (0, 1, 50), (1270, 100, 100)]
