@@ -9,8 +9,9 @@
 ///
 /// Values: `temperature` (°C), `tank_level` (mm of propane: the raw level times
 /// 0.573045 − 0.002822 t − 0.00000535 t², t the raw temperature byte, truncated to whole mm, as
-/// Mopeka and mopeka-iot-ble convert it), `battery` (%: (V − 2.2) / 0.65, clamped to 0...100,
-/// one decimal) and `voltage` (V). A reading of quality 0 gives no `tank_level` (the sensor
+/// Mopeka and mopeka-iot-ble convert it), `battery` (%: (V − 2.2) / 0.65 × 100, clamped to
+/// 0...100, unrounded as TheengsDecoder gives it; mopeka-iot-ble rounds to one decimal) and
+/// `voltage` (V). A reading of quality 0 gives no `tank_level` (the sensor
 /// found no echo; mopeka-iot-ble also drops it), qualities 1...3 give it. No packet counter.
 public enum MopekaDecoder: AdvertisementFamily {
     /// `mopeka`.
@@ -47,7 +48,7 @@ public enum MopekaDecoder: AdvertisementFamily {
             return .failure(.malformed(family: name, reason: "unknown hardware id \(data[0])"))
         }
         let volts = Double(data[1]) / 32
-        let battery = (min(100, max(0, (volts - 2.2) / 0.65 * 100)) * 10).rounded() / 10
+        let battery = min(100, max(0, (volts - 2.2) / 0.65 * 100))
         let rawTemperature = Int(data[2] & 0x7F)
         let level = Int(data[3]) | Int(data[4] & 0x3F) << 8
         let quality = data[4] >> 6
