@@ -12,7 +12,7 @@
 /// | type | model | fields read (bits, scale) |
 /// |---|---|---|
 /// | `0x01` | Solar Charger | state 8, error 8, battery voltage s16 0.01 V, battery current s16 0.1 A, yield today u16 0.01 kWh, PV power u16 W |
-/// | `0x02` | Battery Monitor (SmartShunt, BMV) | remaining u16, voltage s16 0.01 V, alarm u16, aux u16, aux mode 2, current s22 mA, consumed u20, state of charge u10 0.1 % |
+/// | `0x02` | Battery Monitor (SmartShunt, BMV; Smart Battery Sense, product ids a3a4 and a3a5) | remaining u16, voltage s16 0.01 V, alarm u16, aux u16, aux mode 2, current s22 mA, consumed u20, state of charge u10 0.1 % |
 /// | `0x04` | DC/DC Converter (Orion Smart) | state 8, error 8, input voltage u16 0.01 V, output voltage s16 0.01 V, off reason 32 |
 ///
 /// Values: `battery_voltage` (V), `battery_current` (A), `state_of_charge` (%), `solar_power` (W),
@@ -46,9 +46,11 @@ public enum VictronDecoder: AdvertisementFamily {
         guard data[0] == 0x10 else {
             return .failure(.malformed(family: name, reason: "record 0x\(Hex.encode([data[0]])) is not a product advertisement (0x10)"))
         }
-        guard let (model, length) = record(data[4]) else {
+        guard let (recordModel, length) = record(data[4]) else {
             return .failure(.malformed(family: name, reason: "record type 0x\(Hex.encode([data[4]])) is not supported"))
         }
+        let product = UInt16(data[2]) | UInt16(data[3]) << 8
+        let model = data[4] == 0x02 && (product == 0xA3A4 || product == 0xA3A5) ? "Smart Battery Sense" : recordModel
         guard let key else { return .failure(.encryptedWithoutKey) }
         guard key.count == 16 else { return .failure(.invalidKey(key.count)) }
         guard data[7] == key[0] else { return .failure(.badMIC) }
