@@ -5,7 +5,9 @@ public enum AdvertisementDecoder {
     /// The maker families (SPEC §13), asked in this order. Families recognised by a service UUID
     /// or a real company id come before those recognised by bytes and name alone, so that the
     /// latter never claim another family's frame.
-    public static let families: [any AdvertisementFamily.Type] = []
+    public static let families: [any AdvertisementFamily.Type] = [
+        GoveeDecoder.self, InkbirdDecoder.self, ThermoProDecoder.self, SensorPushDecoder.self,
+    ]
 
 
     /// Decodes `frame`: nil when no decoder applies to it, `.failure` for a frame a decoder
