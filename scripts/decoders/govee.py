@@ -203,7 +203,7 @@ def frames():
     for t100, h100, b in [(-4000, 0, 100), (-1, 9999, 5), (12500, 10000, 255), (-32768, 65535, 0), (2134, 4521, 64)]:
         out.append(_frame("Govee_H5074_0001", {0xEC88: "00" + _le(t100, h100, b) + "02"}))
         out.append(_frame("Govee_H5179_0001", {0x8801: "ec000101" + _le(t100, h100, b)}))
-        out.append(_frame(None, {0xEC88: "00" + _le(t100, h100, b) + "0101"}))
+        out.append(_frame(None, {0xEC88: "00" + _le(t100, h100, b) + "020101"}))
     for ids in (0x01, 0x03, 0x00, 0x44, 0x48, 0x4C, 0x90, 0xA0, 0xB0, 0xC3):
         out.append(_frame("", {0xAF2F: f"550064{ids:02x}20" + "f6ff" + "ffffffff20" + "2c01" + "ffffffff0000"}, uuid5550))
     # The H5055 frames of Theengs Decoder's tests, with the service UUID they advertise.
