@@ -8,6 +8,8 @@ public enum AdvertisementDecoder {
     public static let families: [any AdvertisementFamily.Type] = [
         XiaomiDecoder.self, QingpingDecoder.self, SwitchBotDecoder.self, RuuviDecoder.self, BlueMaestroDecoder.self,
         MopekaDecoder.self, VictronDecoder.self,
+        // Told by bytes and name alone: after every family with a service UUID or a company id.
+        GoveeDecoder.self, InkbirdDecoder.self, ThermoProDecoder.self, SensorPushDecoder.self,
     ]
 
 
