@@ -67,9 +67,11 @@ let frames: [SampleFrame] = [
         manufacturerData: [0x0969: "d7c17d5deb43de03069835"]),
     // Ruuvi's RAWv2 test vector (docs.ruuvi.com, data format 5).
     SampleFrame(label: "ruuvi-v5", manufacturerData: [0x0499: "0512fc5394c37c0004fffc040cac364200cdcbb8334c884f"]),
-    SampleFrame(label: "inkbird-ibs-th", manufacturerData: [0x0A1E: "e80100a1b2c364080a"], name: "sps"),
-    SampleFrame(label: "thermopro-tp357", manufacturerData: [0x34C2: "e2002c0202"], name: "TP357 (2B54)"),
-    SampleFrame(label: "sensorpush-htw", manufacturerData: [0x1D40: "f6ab6a"], name: "SensorPush HT.w 0CA1"),
+    // inkbird-ble, thermopro-ble and sensorpush-ble tests/test_parser.py (IBS-TH "sps", TP357,
+    // HT.w): the frames of the adapters.
+    SampleFrame(label: "inkbird-ibs-th", manufacturerData: [0x07FC: "c71200c83d5606"], name: "sps"),
+    SampleFrame(label: "thermopro-tp357", manufacturerData: [0xF1C2: "001d022c"], name: "TP357 (2142)"),
+    SampleFrame(label: "sensorpush-htw", manufacturerData: [0x9A04: "c9a546"], name: "SensorPush HT.w 0CA1"),
     SampleFrame(label: "bluemaestro", manufacturerData: [0x0133: "17640e10000300e401f400640100"]),
     SampleFrame(label: "mopeka", manufacturerData: [0x0059: "03604a05c080c67b1c5d"], serviceUUIDs: ["fee5"]),
     SampleFrame(
