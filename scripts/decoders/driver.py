@@ -468,27 +468,30 @@ def fuzz_seed(frame):
 
 def write_fuzz_seeds(directory, adapters):
     """Seeds for the `families` fuzz target: every adapter's frames (up to 40 each, spread over
-    its list) and FUZZ_BUILTIN. Old `family-*` seeds are replaced."""
+    its list) and FUZZ_BUILTIN, named `family-<adapter>-<sha1 of the bytes>` (so that branches
+    writing seeds of different families, or the same seed, do not collide). The seeds of the
+    adapters written (and the builtin ones) are replaced; other files are left alone."""
+    import hashlib
     os.makedirs(directory, exist_ok=True)
+    prefixes = tuple(f"family-{name}-" for name in ["builtin", *adapters])
     for entry in os.listdir(directory):
-        if entry.startswith("family-"):
+        if entry.startswith(prefixes):
             os.remove(os.path.join(directory, entry))
     count = 0
-    for label, frame in FUZZ_BUILTIN:
-        seed = fuzz_seed({"address": "A4:C1:38:12:34:56", **frame})
-        with open(os.path.join(directory, f"family-builtin-{label}"), "wb") as out:
+    def write(prefix, seed):
+        nonlocal count
+        with open(os.path.join(directory, f"family-{prefix}-{hashlib.sha1(seed).hexdigest()[:16]}"), "wb") as out:
             out.write(seed)
         count += 1
+    for label, frame in FUZZ_BUILTIN:
+        write("builtin", fuzz_seed({"address": "A4:C1:38:12:34:56", **frame}))
     for name, path in adapters.items():
         frames = list(load(path, name).frames())
         step = max(1, len(frames) // 40)
-        for n, frame in enumerate(frames[::step][:40]):
+        for frame in frames[::step][:40]:
             seed = fuzz_seed(frame)
-            if seed is None:
-                continue
-            with open(os.path.join(directory, f"family-{name}-{n:02d}"), "wb") as out:
-                out.write(seed)
-            count += 1
+            if seed is not None:
+                write(name, seed)
     print(f"{count} seeds written to {directory}")
 
 
