@@ -24,6 +24,8 @@ Optional adapter attributes:
     OURS_ONLY = {"packet_id_x"}                 value names we report and the reference cannot
                                                 (present in ours only: not a disagreement)
     THEENGS = False                             do not compare this family with TheengsDecoder
+    THEENGS_IGNORE = {"accx", "temperature"}    TheengsDecoder keys (or our value names) not compared
+    THEENGS_TOLERANCE = {"humidity": 0.01}      absolute tolerance per value name against TheengsDecoder
 
 Per family:
   1. pip-installs REQUIRES into the venv this runs in, under an exclusive flock of VENV.lock
@@ -281,7 +283,7 @@ def theengs_input(frame):
     return inputs or [base]
 
 
-def theengs_check(theengs, frame, ours, report):
+def theengs_check(theengs, frame, ours, report, adapter=None):
     """Compares TheengsDecoder's reading of `frame` with ours; returns its model or None."""
     for query in theengs_input(frame):
         try:
@@ -296,9 +298,11 @@ def theengs_check(theengs, frame, ours, report):
             report.theengs_only.append((frame, model))
             return model
         values = ours.get("values") or {}
+        ignore = set(getattr(adapter, "THEENGS_IGNORE", ()))
+        tolerance = getattr(adapter, "THEENGS_TOLERANCE", {})
         for key, value in theirs.items():
             mapped = THEENGS_KEYS.get(key)
-            if not mapped or mapped[0] not in values:
+            if not mapped or mapped[0] not in values or key in ignore or mapped[0] in ignore:
                 continue
             name, factor = mapped
             want = value if factor is None else (value * factor if isinstance(value, (int, float)) and not isinstance(value, bool) else value)
@@ -306,7 +310,7 @@ def theengs_check(theengs, frame, ours, report):
             if isinstance(mine, bool) or factor is None:
                 ok = bool(mine) == bool(want)
             else:
-                ok = isinstance(want, (int, float)) and close(mine, want, None)
+                ok = isinstance(want, (int, float)) and close(mine, want, tolerance.get(name))
             report.theengs_compared += 1
             if not ok:
                 report.disagree(frame, f"TheengsDecoder ({model}) {key}={value!r}, ours {name}={mine!r}", ours)
@@ -378,7 +382,7 @@ def check_family(name, path, binary, args, theengs):
             key = ours.get("model") or "(no model)"
             report.our_models[key] = report.our_models.get(key, 0) + 1
         if kind == "frame" and theengs is not None and getattr(adapter, "THEENGS", True):
-            model = theengs_check(theengs, frame, ours, report)
+            model = theengs_check(theengs, frame, ours, report, adapter)
             if model:
                 report.theengs_models[model] = report.theengs_models.get(model, 0) + 1
     return report
