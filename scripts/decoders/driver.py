@@ -397,8 +397,8 @@ FUZZ_NAMES = ["GVH5075_1234", "Govee_H5179_AB12", "sps", "tps", "iBBQ", "TP357 (
               "Flower care", "IBS-TH"]
 
 # Seeds for the fuzz target besides the adapters' frames: (label, frame), one or two per family,
-# captures from the references' test suites (as the adapters carry them; the two SwitchBot
-# frames on 0d00 made up after the format).
+# captures from the references' test suites (as the adapters carry them; the SwitchBot
+# frame on 0d00 made up after the format).
 FUZZ_BUILTIN = [
     ("xiaomi-lywsdcgq", {"address": "58:2D:34:3B:2E:BF", "service_data": {"fe95": "5020aa01a3bf2e3b342d580d1004b40095020a10013b"}}),
     ("xiaomi-cgg1-encrypted", {"address": "5A:58:2D:34:12:5F", "service_data": {"fe95": "5858480b685f12342d585a0b1841e2aa000e00a4964fb5"},
