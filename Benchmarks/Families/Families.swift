@@ -47,9 +47,8 @@ struct SampleFrame: Sendable {
     var bindkey: [UInt8]? { key.map { try! Hex.decode($0) } }
 }
 
-/// One frame per family and format: captures from the references' test suites where the
-/// families' adapters (scripts/decoders/*.py) have them (named above each), else a frame built
-/// after the format (values made up).
+/// One frame per family (two where a family has two kinds of frame): captures from the
+/// references' test suites, as the families' adapters (scripts/decoders/*.py) carry them.
 let frames: [SampleFrame] = [
     SampleFrame(label: "bthome", serviceData: ["fcd2": "40000c01640228090365140c8f0b"]),
     SampleFrame(label: "pvvx", serviceData: ["181a": "01001038c1a46608a011860b5b0705"]),
@@ -59,23 +58,40 @@ let frames: [SampleFrame] = [
     SampleFrame(
         label: "xiaomi-cgg1-encrypted", address: "5A:58:2D:34:12:5F",
         serviceData: ["fe95": "5858480b685f12342d585a0b1841e2aa000e00a4964fb5"], key: "814aac74c4f17b6c1581e1ab87816b99"),
-    SampleFrame(label: "qingping", serviceData: ["fdcd": "8807a1b2c3d4e5f60104e1005601020164"]),
-    SampleFrame(label: "govee-h5075", manufacturerData: [0xEC88: "00034c2f6400"], name: "GVH5075_1234"),
+    // qingping-ble tests/test_parser.py (Qingping Motion & Light).
+    SampleFrame(label: "qingping-cgpr1", serviceData: ["fdcd": "4812cdd560342d580804000d00000f01ee"], name: "Qingping Motion & Light"),
+    // govee-ble tests/test_parser.py:161 and :846.
+    SampleFrame(
+        label: "govee-h5075", address: "A4:C1:38:DD:DB:F8", manufacturerData: [0xEC88: "00034db26400"], name: "GVH5075_DBF8",
+        serviceUUIDs: ["ec88"]),
+    SampleFrame(
+        label: "govee-h5179", manufacturerData: [0x8801: "ec0001010a0aa40664"], name: "Govee_H5179_3CD5",
+        serviceUUIDs: ["180a", "fef5", "ec88"]),
     // PySwitchbot tests/test_adv_parser.py::test_wosensor_passive_and_active.
     SampleFrame(
         label: "switchbot-meter", address: "C0:21:9A:E8:BC:05", serviceData: ["fd3d": "5400e4069835"],
         manufacturerData: [0x0969: "d7c17d5deb43de03069835"]),
     // Ruuvi's RAWv2 test vector (docs.ruuvi.com, data format 5).
     SampleFrame(label: "ruuvi-v5", manufacturerData: [0x0499: "0512fc5394c37c0004fffc040cac364200cdcbb8334c884f"]),
-    // inkbird-ble, thermopro-ble and sensorpush-ble tests/test_parser.py (IBS-TH "sps", TP357,
-    // HT.w): the frames of the adapters.
-    SampleFrame(label: "inkbird-ibs-th", manufacturerData: [0x07FC: "c71200c83d5606"], name: "sps"),
+    // inkbird-ble tests/test_parser.py:136.
+    SampleFrame(label: "inkbird-ibs-th", manufacturerData: [0x07FC: "c71200c83d5606"], name: "sps", serviceUUIDs: ["fff0"]),
+    // thermopro-ble tests/test_parser.py:56.
     SampleFrame(label: "thermopro-tp357", manufacturerData: [0xF1C2: "001d022c"], name: "TP357 (2142)"),
-    SampleFrame(label: "sensorpush-htw", manufacturerData: [0x9A04: "c9a546"], name: "SensorPush HT.w 0CA1"),
-    SampleFrame(label: "bluemaestro", manufacturerData: [0x0133: "17640e10000300e401f400640100"]),
-    SampleFrame(label: "mopeka", manufacturerData: [0x0059: "03604a05c080c67b1c5d"], serviceUUIDs: ["fee5"]),
+    // sensorpush-ble tests/test_parser.py:837.
     SampleFrame(
-        label: "victron", manufacturerData: [0x02E1: "100289a302b040af925d09a4d89aa0128bdef48c6298a9"],
+        label: "sensorpush-htw", manufacturerData: [0x9A04: "c9a546"], name: "SensorPush HT.w 0CA1",
+        serviceUUIDs: ["ef090000-11d6-42ba-93b8-9dd7ec090ab0"]),
+    // bluemaestro-ble tests/test_parser.py::test_temp_disc_thd.
+    SampleFrame(
+        label: "bluemaestro-tempo-disc-thd", address: "D7:9B:8F:00:00:00",
+        manufacturerData: [0x0133: "17640e10000200f201f200830100010d02ab00f201f2010d02ab00f201f200ff024e0000000000"]),
+    // mopeka-iot-ble tests/test_parser.py PRO_SERVICE_LOW_QUALITY_INFO.
+    SampleFrame(
+        label: "mopeka-pro-plus", address: "C9:F3:32:E0:F5:09", manufacturerData: [0x0059: "0872460040e0f509f0d8"],
+        serviceUUIDs: ["fee5"]),
+    // victron-ble tests/test_battery_monitor.py::test_end_to_end_parse (AES-CTR).
+    SampleFrame(
+        label: "victron-battery-monitor", manufacturerData: [0x02E1: "100289a302b040af925d09a4d89aa0128bdef48c6298a9"],
         key: "aff4d0995b7d1e176c0c33ecb9e70dcd"),
 ]
 
