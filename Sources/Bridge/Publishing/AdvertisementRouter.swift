@@ -175,7 +175,7 @@ final class AdvertisementRouter: Sendable {
                 locked = claim.decoder
             case .failure(let error):
                 routes.withLock { $0[ad.path]?.rejected &+= 1 }
-                logger.debug("\(ad.address): \(claim.decoder) advertisement dropped: \(error)")
+                logger.debug("\(ad.address): advertisement dropped (\(claim.decoder)): \(error)")
                 return true
             }
         }
