@@ -5,7 +5,12 @@ public enum AdvertisementDecoder {
     /// The maker families (SPEC §13), asked in this order. Families recognised by a service UUID
     /// or a real company id come before those recognised by bytes and name alone, so that the
     /// latter never claim another family's frame.
-    public static let families: [any AdvertisementFamily.Type] = [XiaomiDecoder.self, QingpingDecoder.self]
+    public static let families: [any AdvertisementFamily.Type] = [
+        XiaomiDecoder.self, QingpingDecoder.self, SwitchBotDecoder.self, RuuviDecoder.self, BlueMaestroDecoder.self,
+        MopekaDecoder.self, VictronDecoder.self,
+        // Told by bytes and name alone: after every family with a service UUID or a company id.
+        GoveeDecoder.self, InkbirdDecoder.self, ThermoProDecoder.self, SensorPushDecoder.self,
+    ]
 
 
     /// Decodes `frame`: nil when no decoder applies to it, `.failure` for a frame a decoder
@@ -14,14 +19,27 @@ public enum AdvertisementDecoder {
     /// Replay protection is the caller's: feed ``DecodedAdvertisement/counter`` of each
     /// successfully decoded encrypted frame to the device's ``BTHomeReplayGuard``.
     public static func decode(_ frame: AdvertisementFrame, bindkey: [UInt8]?) -> Result<DecodedAdvertisement, AdvertisementDecodeError>? {
+        claim(frame, bindkey: bindkey)?.result
+    }
+
+    /// What ``decode(_:bindkey:)`` does, and which decoder claimed the frame: the runtime names
+    /// the family of a frame it cannot read (`"xiaomi"` for an encrypted MiBeacon without a
+    /// `bindkey`). `families` is ``families`` but in tests, which add their own.
+    public static func claim(
+        _ frame: AdvertisementFrame, bindkey: [UInt8]?, families: [any AdvertisementFamily.Type] = families
+    ) -> AdvertisementClaim? {
         if let data = frame.serviceData[BTHomeDecoder.serviceUUID] {
-            return BTHomeDecoder.decode(serviceData: data, address: frame.address, bindkey: bindkey)
+            return AdvertisementClaim(
+                decoder: BTHomeDecoder.name, result: BTHomeDecoder.decode(serviceData: data, address: frame.address, bindkey: bindkey))
         }
         if let data = frame.serviceData[XiaomiCustomDecoder.serviceUUID] {
-            return XiaomiCustomDecoder.decode(serviceData: data)
+            let result = XiaomiCustomDecoder.decode(serviceData: data)
+            let name: String
+            if case .success(let decoded) = result { name = decoded.decoder } else { name = "pvvx" }
+            return AdvertisementClaim(decoder: name, result: result)
         }
         for family in families {
-            if let result = family.decode(frame, key: bindkey) { return result }
+            if let result = family.decode(frame, key: bindkey) { return AdvertisementClaim(decoder: family.name, result: result) }
         }
         return nil
     }
