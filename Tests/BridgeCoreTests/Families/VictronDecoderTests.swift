@@ -55,6 +55,11 @@ import Testing
         let mppt = Self.encrypt(type: 0x01, product: 0xA053, counter: 0xFFFF, key: key, plain: MakerFrames.bytes("0300fb09650032000901ffff"))
         let solar = try Self.decoded(mppt, key: Hex.encode(key))
         #expect(solar.counter == 0xFFFF)
+        // The data counter is 16 bits: after 0xFFFF comes 0, which the replay guard takes as new.
+        #expect(solar.counterBits == 16)
+        var guardian = BTHomeReplayGuard()
+        let accepted = [0xFFFE, 0xFFFF, 0x0000, 0xFFFF].map { guardian.accept(counter: $0, bits: solar.counterBits) }
+        #expect(accepted == [true, true, true, false], "0 after 0xFFFF is new; 0xFFFF again is a replay")
         #expect(
             JSONValue.object(solar.values).jsonString
                 == #"{"battery_voltage":25.55,"battery_current":10.1,"yield_today":0.5,"solar_power":265}"#)

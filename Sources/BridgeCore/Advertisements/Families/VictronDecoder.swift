@@ -75,7 +75,7 @@ public enum VictronDecoder: AdvertisementFamily {
         return .success(
             DecodedAdvertisement(
                 decoder: name, packetID: Int(counter), values: values, encrypted: true, counter: UInt32(counter),
-                manufacturer: "Victron Energy", model: model))
+                counterBits: 16, manufacturer: "Victron Energy", model: model))
     }
 
     /// `count` bits from bit `start` of `p`, LSB first (as Victron packs its records).
