@@ -173,7 +173,33 @@ public enum GoveeDecoder: AdvertisementFamily {
     }
 
     static func result(_ values: JSONObject, model: Int?) -> DecodedAdvertisement {
-        DecodedAdvertisement(decoder: name, values: values, manufacturer: "Govee", model: model.map { "H\($0)" })
+        DecodedAdvertisement(decoder: name, values: values, manufacturer: "Govee", model: model.map(modelName))
+    }
+
+    /// `"H"` and the model number: a literal for the models decoded (no string is built per frame).
+    static func modelName(_ code: Int) -> String {
+        switch code {
+        case 5051: return "H5051"
+        case 5052: return "H5052"
+        case 5055: return "H5055"
+        case 5071: return "H5071"
+        case 5072: return "H5072"
+        case 5074: return "H5074"
+        case 5075: return "H5075"
+        case 5100: return "H5100"
+        case 5101: return "H5101"
+        case 5102: return "H5102"
+        case 5103: return "H5103"
+        case 5104: return "H5104"
+        case 5105: return "H5105"
+        case 5108: return "H5108"
+        case 5110: return "H5110"
+        case 5129: return "H5129"
+        case 5174: return "H5174"
+        case 5177: return "H5177"
+        case 5179: return "H5179"
+        default: return "H\(code)"
+        }
     }
 
     /// The Govee model number in an advertised name: four digits starting with 5 after `H` or
