@@ -95,4 +95,26 @@ done:
     return ok;
 }
 
+/// Encrypts (or, the same operation, decrypts) `len` bytes with AES-128 in CTR mode (NIST SP
+/// 800-38A 6.5): `counter` is the 16-byte initial counter block, incremented as one 128-bit
+/// big-endian integer per block. Writes `len` bytes to `out`. Returns 1 on success, 0 on failure.
+/// `in` and `out` may be NULL when `len` is 0.
+static inline int ccrypto_aes128_ctr(const uint8_t *key, const uint8_t *counter, const uint8_t *in, size_t len, uint8_t *out)
+{
+    static const uint8_t empty[1] = {0};
+    uint8_t sink[16];
+    if (len > 0x7fffffff) return 0;
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (ctx == NULL) return 0;
+    int ok = 0, n = 0, total = 0;
+    if (EVP_EncryptInit_ex(ctx, EVP_aes_128_ctr(), NULL, key, counter) != 1) goto done;
+    if (EVP_EncryptUpdate(ctx, len > 0 ? out : sink, &n, len > 0 ? in : empty, (int)len) != 1) goto done;
+    total = n;
+    if (EVP_EncryptFinal_ex(ctx, sink, &n) != 1) goto done;
+    ok = (size_t)total == len && n == 0;
+done:
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
 #endif

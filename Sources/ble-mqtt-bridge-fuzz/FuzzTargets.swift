@@ -23,6 +23,8 @@ enum FuzzTargets {
         },
         "dbus": { bytes in _ = DBusFuzzing.decodeMessage(bytes) },
         "advertisement": { bytes in AdvertisementFuzzing.run(bytes) },
+        // Frames of the advertisement families (SPEC §13), with and without a key: FamilyFuzzing.
+        "families": { bytes in FamilyFuzzing.run(bytes) },
         // A Presentation Format descriptor (its first 7 bytes) and a value it decodes (the rest);
         // the whole input as a User Description.
         "descriptor": { bytes in

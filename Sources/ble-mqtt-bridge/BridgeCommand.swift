@@ -249,7 +249,7 @@ extension BridgeCommand {
                 if summary != nil { decoded.insert(path) }
                 let services = d.uuids.map(\.shortForm).joined(separator: ",")
                 let rssi = d.rssi.map { String($0) } ?? "-"
-                var line = "\(d.address)  \(d.addressType.rawValue.padding(6))  \(rssi.padding(4))  \((d.name ?? d.alias ?? "").padding(20))  \(services)"
+                var line = "\(d.address)  \(d.addressType.rawValue.padding(6))  \(rssi.padding(4))  \((d.localName ?? "").padding(20))  \(services)"
                 if let summary { line += "  " + summary }
                 line += "\n"
                 line.withUTF8 { buf in _ = write(1, buf.baseAddress, buf.count) }
@@ -267,7 +267,8 @@ extension BridgeCommand {
                     case .interfacesAdded(let path, let ifaces) where ifaces.contains(BlueZ.device):
                         report(path)
                     case .propertiesChanged(let path, BlueZ.device, let changed)
-                    where changed.contains("UUIDs") || changed.contains("ServiceData") || changed.contains("ManufacturerData"):
+                    where changed.contains("UUIDs") || changed.contains("ServiceData") || changed.contains("ManufacturerData")
+                        || changed.contains("Name"):
                         report(path)
                     default:
                         break
@@ -301,26 +302,16 @@ extension BridgeCommand {
             return parts.isEmpty ? nil : parts.joined(separator: "  ")
         }
 
-        /// `bthome_v2 #17 temperature=21.5 humidity=45.12`, `bthome_v2 encrypted (needs a bindkey)`,
-        /// or nil when no decoder understands the device's advertisement.
+        /// `bthome_v2 #17 temperature=21.5 humidity=45.12`, `govee H5075 temperature=21.5 humidity=45`,
+        /// `xiaomi encrypted (needs a bindkey)` (``AdvertisementClaim/summary``), or nil when no decoder
+        /// understands the device's advertisement. The device's name and advertised UUIDs go with its data:
+        /// some families are told by them.
         static func decodedSummary(_ d: BlueZDevice) -> String? {
             guard !(d.serviceData.isEmpty && d.manufacturerData.isEmpty) else { return nil }
-            let frame = AdvertisementFrame(address: d.address, serviceData: d.serviceData, manufacturerData: d.manufacturerData)
-            switch AdvertisementDecoder.decode(frame, bindkey: nil) {
-            case nil:
-                return nil
-            case .failure(.encryptedWithoutKey):
-                return "bthome_v2 encrypted (needs a bindkey)"
-            case .failure:
-                return nil
-            case .success(let decoded):
-                var text = decoded.decoder
-                if let id = decoded.packetID { text += " #\(id)" }
-                for member in decoded.values {
-                    text += " \(member.key)=" + String(decoding: member.value.jsonBytes, as: UTF8.self)
-                }
-                return text
-            }
+            let frame = AdvertisementFrame(
+                address: d.address, serviceData: d.serviceData, manufacturerData: d.manufacturerData, name: d.localName,
+                serviceUUIDs: d.uuids)
+            return AdvertisementDecoder.claim(frame, bindkey: nil)?.summary
         }
     }
 }

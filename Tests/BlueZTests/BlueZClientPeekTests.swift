@@ -136,4 +136,39 @@ import Testing
         #expect(values.count == 1)
         #expect(values.first?.0 == path && values.first?.1 == [7, 8])
     }
+
+    @Test("the name and advertised UUIDs travel with every report, parsed again only when they change")
+    func nameAndUUIDs() async throws {
+        let rig = try await Rig()
+        defer { rig.stop() }
+        let uuid = try #require(BluetoothUUID("181a"))
+        let fee5 = try #require(BluetoothUUID("fee5"))
+        rig.advertise(["RSSI": .int16(-61), "ServiceData": rig.serviceData([1])])
+        rig.advertise(["RSSI": .int16(-62)])
+        // UUIDs and Name change (the decoding path); then data only (the peek, from its cache).
+        rig.advertise([
+            "RSSI": .int16(-65), "UUIDs": .stringArray(["0000fee5-0000-1000-8000-00805f9b34fb"]), "Name": .string("TP357 (2B4C)"),
+        ])
+        rig.advertise(["RSSI": .int16(-63), "ServiceData": rig.serviceData([2])])
+        rig.advertise(["RSSI": .int16(-64)])
+        let got = try await rig.reports(5)
+        try #require(got.count == 5)
+        #expect(got[0].name == "ATC_000005" && got[0].serviceUUIDs.isEmpty)
+        #expect(got[1].name == "ATC_000005" && !got[1].dataChanged)
+        #expect(got[2].name == "TP357 (2B4C)" && got[2].serviceUUIDs == [fee5])
+        #expect(got[3].name == "TP357 (2B4C)" && got[3].serviceUUIDs == [fee5] && got[3].serviceData == [uuid: [2]])
+        #expect(got[4].name == "TP357 (2B4C)" && got[4].serviceUUIDs == [fee5] && got[4].serviceData == [uuid: [2]])
+    }
+
+    @Test("the local name: Name, else an Alias that is not BlueZ's address-derived default")
+    func localName() throws {
+        let address = try #require(BluetoothAddress("A4:C1:38:00:00:05"))
+        #expect(BlueZDevice.localName(name: "LYWSD03MMC", alias: "Kitchen", address: address) == "LYWSD03MMC")
+        #expect(BlueZDevice.localName(name: nil, alias: "Kitchen", address: address) == "Kitchen")
+        #expect(BlueZDevice.localName(name: nil, alias: "A4-C1-38-00-00-05", address: address) == nil)
+        #expect(BlueZDevice.localName(name: nil, alias: "a4-c1-38-00-00-05", address: address) == nil)
+        #expect(BlueZDevice.localName(name: nil, alias: "A4-C1-38-00-00-06", address: address) == "A4-C1-38-00-00-06")
+        #expect(BlueZDevice.localName(name: "", alias: "GVH5075_1234", address: address) == "GVH5075_1234")
+        #expect(BlueZDevice.localName(name: nil, alias: nil, address: address) == nil)
+    }
 }

@@ -105,7 +105,7 @@ import Testing
         #expect(failure(device + "    poll_interval: 10m\n") == "b.yaml:4:5: 'devices[0].poll_interval' needs 'connection: poll' (this device is 'always')")
         #expect(failure(device + "    connection: poll\n    poll_interval: 500ms\n").hasPrefix("b.yaml:5:20:"))
         #expect(failure(device + "    connection: poll\n    poll_interval: 10s\n    listen: 10s\n") == "b.yaml:6:13: 'devices[0].listen' (10s) must be shorter than 'poll_interval' (10s)")
-        #expect(failure(device + "    connection: advertisement\n    advertisement: { bindkey: \"12ab\" }\n") == "b.yaml:5:31: 'devices[0].advertisement.bindkey' must be 32 hex digits (a 16-byte AES key), found 4 characters")
+        #expect(failure(device + "    connection: advertisement\n    advertisement: { bindkey: \"12ab\" }\n") == "b.yaml:5:31: 'devices[0].advertisement.bindkey' must be 32 hex digits (a 16-byte AES key; 24 for a MiBeacon v2/v3 key), found 4 characters")
         #expect(failure(device + "    only_services: [\"zz\"]\n").hasPrefix("b.yaml:4:21:"))
         #expect(failure("bluetooth: { max_connections: 0 }\n").hasPrefix("b.yaml:2:31:"))
         #expect(failure("bluetooth: { advertisements: all }\n") == "b.yaml:2:30: 'bluetooth.advertisements' must be off or decodable, not 'all'")

@@ -11,11 +11,14 @@ import Testing
 
     /// The payload as the JSON tree built it before (SPEC §7's order: rssi, decoder, packet_id,
     /// values, service_data, manufacturer_data; entries sorted).
-    static func reference(_ ad: BlueZAdvertisement, _ decoded: DecodedAdvertisement?) -> [UInt8] {
+    static func reference(_ ad: BlueZAdvertisement, _ decoded: DecodedAdvertisement?, lockedBy: String? = nil) -> [UInt8] {
         var json = JSONObject()
         json.append("rssi", ad.rssi.flatMap { $0 == 127 ? nil : .integer(Int64($0)) } ?? .null)
-        json.append("decoder", decoded.map { .string($0.decoder) } ?? .null)
+        json.append("decoder", decoded.map { .string($0.decoder) } ?? lockedBy.map { .string($0) } ?? .null)
+        if let m = decoded?.manufacturer { json.append("manufacturer", .string(m)) }
+        if let m = decoded?.model { json.append("model", .string(m)) }
         json.append("packet_id", decoded?.packetID.map { .integer(Int64($0)) } ?? .null)
+        if decoded?.encrypted == true || (decoded == nil && lockedBy != nil) { json.append("encrypted", .bool(true)) }
         if let decoded { json.append("values", .object(decoded.values)) }
         var service = JSONObject()
         for (uuid, bytes) in ad.serviceData.sorted(by: { $0.key.shortForm < $1.key.shortForm }) {
@@ -41,6 +44,13 @@ import Testing
     }
 
     static let cases: [(BlueZAdvertisement, DecodedAdvertisement?)] = [
+        (ad(rssi: -70, manufacturer: [0xEC88: [0x00, 0x03, 0x48, 0x0d, 0x64, 0x00]]),
+         DecodedAdvertisement(
+            decoder: "govee", values: ["temperature": .number(21.5), "humidity": .number(45.6)], manufacturer: "Govee",
+            model: "H5075")),
+        (ad(rssi: -70, service: ["fe95": [0x58, 0x58]]),
+         DecodedAdvertisement(decoder: "xiaomi", packetID: 3, values: ["moisture": .integer(40)], encrypted: true, counter: 9,
+            manufacturer: "Xiaomi", model: "HHCCJCY01")),
         (ad(rssi: -61, service: ["181a": [0x05, 0x00, 0xff]]),
          DecodedAdvertisement(decoder: "pvvx", packetID: 7, values: ["temperature": .number(21.5), "battery": .integer(91)])),
         (ad(rssi: nil), nil),
@@ -58,5 +68,16 @@ import Testing
         #expect(String(decoding: written, as: UTF8.self) == String(decoding: Self.reference(ad, decoded), as: UTF8.self))
         // And it parses as JSON.
         _ = try JSONParser.parse(written)
+    }
+
+    @Test("an encrypted frame no key opens: the decoder named, encrypted, no values (SPEC §13)")
+    func locked() throws {
+        let ad = Self.ad(rssi: -61, service: ["fe95": [0x58, 0x59, 0x5b, 0x05]])
+        let written = AdvertisementRouter.payload(ad, nil, lockedBy: "xiaomi")
+        #expect(String(decoding: written, as: UTF8.self) == String(decoding: Self.reference(ad, nil, lockedBy: "xiaomi"), as: UTF8.self))
+        let json = try JSONParser.parse(written)
+        #expect(json["decoder"]?.stringValue == "xiaomi")
+        #expect(json["encrypted"]?.boolValue == true)
+        #expect(json["values"] == nil)
     }
 }

@@ -100,9 +100,16 @@ extension BlueZClient {
                 path: path, rssi: change.rssi, serviceData: change.serviceData, manufacturerData: change.manufacturerData),
                 let handler = st.advertisementHandler
             else { return (nil, nil) }
-            // An RSSI-only report reuses what the last report parsed (address, data).
+            // An RSSI-only report reuses what the last report parsed (address, name, UUIDs, data); a
+            // data report parses only the data that changed (anything else that changes on the
+            // device object goes through `handle(_:)`, which drops the cached basis).
             let basis: ReportBasis
-            if !dataChanged, let cached = st.reportBasis[path] {
+            if var cached = st.reportBasis[path] {
+                if dataChanged {
+                    if change.serviceData != nil { cached.serviceData = BlueZDevice.serviceData(p["ServiceData"]) }
+                    if change.manufacturerData != nil { cached.manufacturerData = BlueZDevice.manufacturerData(p["ManufacturerData"]) }
+                    st.reportBasis[path] = cached
+                }
                 basis = cached
             } else {
                 guard let parsed = ReportBasis(p) else { return (nil, nil) }
@@ -130,11 +137,16 @@ struct ReportBasis: Sendable {
     var addressType: AddressType
     var serviceData: [BluetoothUUID: [UInt8]]
     var manufacturerData: [UInt16: [UInt8]]
+    /// ``BlueZDevice/localName``.
+    var name: String?
+    var serviceUUIDs: [BluetoothUUID]
 
     init?(_ p: [String: DBusValue]) {
         guard let address = p["Address"]?.string.flatMap({ BluetoothAddress($0) }) else { return nil }
         self.address = address
         addressType = p["AddressType"]?.string.flatMap(AddressType.init(rawValue:)) ?? .public
+        name = BlueZDevice.localName(name: p["Name"]?.string, alias: p["Alias"]?.string, address: address)
+        serviceUUIDs = (p["UUIDs"]?.strings ?? []).compactMap { BluetoothUUID($0) }
         serviceData = BlueZDevice.serviceData(p["ServiceData"])
         manufacturerData = BlueZDevice.manufacturerData(p["ManufacturerData"])
     }
@@ -145,6 +157,7 @@ extension BlueZAdvertisement {
     init(path: String, _ basis: ReportBasis, rssi: Int?, dataChanged: Bool) {
         self.init(
             path: path, address: basis.address, rssi: rssi, serviceData: basis.serviceData,
-            manufacturerData: basis.manufacturerData, dataChanged: dataChanged, addressType: basis.addressType)
+            manufacturerData: basis.manufacturerData, dataChanged: dataChanged, addressType: basis.addressType,
+            name: basis.name, serviceUUIDs: basis.serviceUUIDs)
     }
 }

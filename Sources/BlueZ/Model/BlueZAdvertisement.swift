@@ -23,12 +23,20 @@ public struct BlueZAdvertisement: Sendable, Hashable {
     public var dataChanged: Bool
     /// The address's type (`Device1.AddressType`): a resolvable private address is `random`.
     public var addressType: AddressType
+    /// The device's advertised name (``BlueZDevice/localName``: `Name`, else a non-default
+    /// `Alias`); it rarely changes, and is parsed again only when it does.
+    public var name: String?
+    /// The service UUIDs the device advertises (`UUIDs`), parsed again only when they change.
+    public var serviceUUIDs: [BluetoothUUID]
 
     /// Creates a report.
     public init(
         path: String, address: BluetoothAddress, rssi: Int?, serviceData: [BluetoothUUID: [UInt8]],
-        manufacturerData: [UInt16: [UInt8]], dataChanged: Bool, addressType: AddressType = .public
+        manufacturerData: [UInt16: [UInt8]], dataChanged: Bool, addressType: AddressType = .public,
+        name: String? = nil, serviceUUIDs: [BluetoothUUID] = []
     ) {
+        self.name = name
+        self.serviceUUIDs = serviceUUIDs
         self.path = path
         self.address = address
         self.rssi = rssi

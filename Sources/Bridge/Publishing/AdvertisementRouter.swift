@@ -9,9 +9,12 @@ import Synchronization
 /// `{base}/{device}/advertisement`, once.
 ///
 /// One lock, one dictionary lookup per advertisement. What is not a new packet (an RSSI-only
-/// report, the same BTHome packet id again, the same data again) only refreshes the device's
-/// last-seen time. Frames a decoder rejects (wrong MIC, a counter that does not increase, a
-/// malformed object) are counted and logged at debug level, never published. The session of the
+/// report, the same packet id of a decoder again, the same data again) only refreshes the
+/// device's last-seen time. Frames a decoder rejects (wrong MIC, a counter that does not
+/// increase, a malformed object) are counted and logged at debug level, never published.
+/// An encrypted frame without a key (SPEC §13) is published with `"encrypted": true` and no
+/// values for a configured device (the log says once that it needs a `bindkey`), and dropped for
+/// an advertiser `advertisements: decodable` picked up. The session of the
 /// device hears from here only when something changes for it: it came back online, or a value
 /// name appeared that Home Assistant does not know yet.
 final class AdvertisementRouter: Sendable {
@@ -21,11 +24,19 @@ final class AdvertisementRouter: Sendable {
         var topic: String
         var bindkey: [UInt8]?
         var mailbox: Mailbox<SessionInput>
+        /// Whether a `devices` entry names the device (else `advertisements: decodable` picked
+        /// it up): its frames that need a key are published as `encrypted`, not dropped.
+        var configured = true
         var replay = BTHomeReplayGuard()
-        /// The last packet published, per decoder ("" for frames no decoder understands): a
-        /// device that rotates advertisement sets (BlueZ then alternates its `ServiceData`)
-        /// must not have each set's packet published again after the other's.
+        /// The last packet published with a packet id, per decoder: a device that rotates
+        /// advertisement sets (BlueZ then alternates its `ServiceData`) must not have each set's
+        /// packet published again after the other's.
         var lastPackets: [String: PacketKey] = [:]
+        /// The last frame published without a packet id (any decoder, or none): a frame is new
+        /// when its bytes differ from it (SPEC §13: frames A, B, A publish all three).
+        var lastData: PacketKey?
+        /// Whether the log said that the device needs a `bindkey` (once).
+        var toldKey = false
         var lastSeen: BridgeInstant?
         var online = false
         var rssi: Int?
@@ -34,6 +45,9 @@ final class AdvertisementRouter: Sendable {
         /// The names of the decoded values seen so far, with a sample value.
         var values: [String: JSONValue] = [:]
         var decoder: String?
+        /// The maker and model the decoder named (SPEC §13), for Home Assistant.
+        var manufacturer: String?
+        var model: String?
     }
 
     /// What makes a packet new: its decoder's packet id, else its data.
@@ -46,11 +60,18 @@ final class AdvertisementRouter: Sendable {
     private let values: ValueRouter
     private let clock: any BridgeClock
     private let logger: Logger
+    /// The families asked after BTHome and the 181a formats: ``AdvertisementDecoder/families``
+    /// but in tests, which add their own.
+    let families: [any AdvertisementFamily.Type]
 
-    init(values: ValueRouter, clock: any BridgeClock, logger: Logger) {
+    init(
+        values: ValueRouter, clock: any BridgeClock, logger: Logger,
+        families: [any AdvertisementFamily.Type] = AdvertisementDecoder.families
+    ) {
         self.values = values
         self.clock = clock
         self.logger = logger
+        self.families = families
     }
 
     func setRoute(path: String, _ route: Route) { routes.withLock { $0[path] = route } }
@@ -88,6 +109,7 @@ final class AdvertisementRouter: Sendable {
         var segment: String
         var bindkey: [UInt8]?
         var mailbox: Mailbox<SessionInput>
+        var configured: Bool
         var cameOnline: Bool
         var firstPacket: Bool
     }
@@ -109,8 +131,8 @@ final class AdvertisementRouter: Sendable {
                 if let rssi = ad.rssi, rssi != 127 { all.values[i].rssi = rssi }
                 let r = all.values[i]
                 return Target(
-                    topic: r.topic, segment: r.segment, bindkey: r.bindkey, mailbox: r.mailbox, cameOnline: came,
-                    firstPacket: r.lastPackets.isEmpty)
+                    topic: r.topic, segment: r.segment, bindkey: r.bindkey, mailbox: r.mailbox, configured: r.configured,
+                    cameOnline: came, firstPacket: r.lastPackets.isEmpty && r.lastData == nil)
             })
         else { return false }
         lastAny.withLock { $0 = now }
@@ -118,62 +140,96 @@ final class AdvertisementRouter: Sendable {
         guard ad.dataChanged || target.firstPacket, !(ad.serviceData.isEmpty && ad.manufacturerData.isEmpty) else {
             return true
         }
-        let frame = AdvertisementFrame(address: ad.address, serviceData: ad.serviceData, manufacturerData: ad.manufacturerData)
+        let frame = AdvertisementFrame(
+            address: ad.address, serviceData: ad.serviceData, manufacturerData: ad.manufacturerData, name: ad.name,
+            serviceUUIDs: ad.serviceUUIDs)
         var decoded: DecodedAdvertisement?
-        switch AdvertisementDecoder.decode(frame, bindkey: target.bindkey) {
-        case nil:
-            break
-        case .success(let d):
-            decoded = d
-        case .failure(let error):
-            routes.withLock { $0[ad.path]?.rejected &+= 1 }
-            logger.debug("\(ad.address): advertisement dropped: \(error)")
-            return true
+        // The decoder of an encrypted frame no key opens (a configured device: published without values).
+        var locked: String?
+        if let claim = AdvertisementDecoder.claim(frame, bindkey: target.bindkey, families: families) {
+            switch claim.result {
+            case .success(let d):
+                decoded = d
+            case .failure(.encryptedWithoutKey) where target.configured:
+                locked = claim.decoder
+            case .failure(let error):
+                routes.withLock { $0[ad.path]?.rejected &+= 1 }
+                logger.debug("\(ad.address): \(claim.decoder) advertisement dropped: \(error)")
+                return true
+            }
         }
         let key: PacketKey = decoded.flatMap { d in d.packetID.map { .id(decoder: d.decoder, $0) } }
             ?? .data(ad.serviceData, ad.manufacturerData)
-        enum Verdict { case publish(newValues: Bool), repeated, replayed }
+        enum Verdict { case publish(newValues: Bool, tellKey: Bool), repeated, replayed }
         let verdict = routes.withLock { all -> Verdict in
             guard let i = all.index(forKey: ad.path) else { return .repeated }
             // BlueZ 5.66 with DuplicateData signals every report, also the same frame again:
             // a repeat is not a replay.
-            let stream = decoded?.decoder ?? ""
-            guard all.values[i].lastPackets[stream] != key else { return .repeated }
-            if let d = decoded, d.encrypted, let counter = d.counter, !all.values[i].replay.accept(counter: counter) {
+            if case .id = key {
+                guard all.values[i].lastPackets[decoded?.decoder ?? ""] != key else { return .repeated }
+            } else {
+                guard all.values[i].lastData != key else { return .repeated }
+            }
+            if let d = decoded, d.encrypted, let counter = d.counter,
+               !all.values[i].replay.accept(counter: counter, bits: d.counterBits)
+            {
                 all.values[i].rejected &+= 1
                 return .replayed
             }
-            all.values[i].lastPackets[stream] = key
+            if case .id = key { all.values[i].lastPackets[decoded?.decoder ?? ""] = key } else { all.values[i].lastData = key }
             var newValues = false
+            var tellKey = false
             if let d = decoded {
                 if all.values[i].decoder != d.decoder { all.values[i].decoder = d.decoder }
+                if let m = d.manufacturer, all.values[i].manufacturer != m {
+                    all.values[i].manufacturer = m
+                    newValues = true
+                }
+                if let m = d.model, all.values[i].model != m {
+                    all.values[i].model = m
+                    newValues = true
+                }
                 for member in d.values where all.values[i].values[member.key] == nil {
                     all.values[i].values[member.key] = member.value
                     newValues = true
                 }
+            } else if let locked {
+                if all.values[i].decoder != locked { all.values[i].decoder = locked }
+                tellKey = !all.values[i].toldKey
+                all.values[i].toldKey = true
             }
-            return .publish(newValues: newValues)
+            return .publish(newValues: newValues, tellKey: tellKey)
         }
         switch verdict {
         case .repeated:
             break
         case .replayed:
-            logger.debug("\(ad.address): encrypted BTHome frame with a counter that did not increase: dropped")
-        case .publish(let newValues):
-            values.publish(topic: target.topic, payload: Self.payload(ad, decoded), device: target.segment)
+            logger.debug("\(ad.address): encrypted \(decoded?.decoder ?? "") frame with a counter that did not increase: dropped")
+        case .publish(let newValues, let tellKey):
+            if tellKey, let locked {
+                logger.warning(
+                    "\(target.segment) (\(ad.address)): its \(locked) advertisements are encrypted: configure its advertisement bindkey to read them")
+            }
+            values.publish(topic: target.topic, payload: Self.payload(ad, decoded, lockedBy: locked), device: target.segment)
             if newValues { target.mailbox.send(.advertised) }
         }
         return true
     }
 
-    /// The advertisement payload (SPEC §7).
-    static func payload(_ ad: BlueZAdvertisement, _ decoded: DecodedAdvertisement?) -> [UInt8] {
+    /// The advertisement payload (SPEC §7, §13); `lockedBy`: the decoder of an encrypted frame no key opens.
+    static func payload(_ ad: BlueZAdvertisement, _ decoded: DecodedAdvertisement?, lockedBy: String? = nil) -> [UInt8] {
         AdvertisementPayload.make(
-            rssi: ad.rssi, decoded: decoded, serviceData: ad.serviceData, manufacturerData: ad.manufacturerData)
+            rssi: ad.rssi, decoded: decoded, lockedBy: lockedBy, serviceData: ad.serviceData,
+            manufacturerData: ad.manufacturerData)
     }
 
-    /// The value names seen so far with a sample each, and the decoder (Home Assistant discovery).
-    func decodedValues(path: String) -> (decoder: String?, values: [String: JSONValue]) {
-        routes.withLock { ($0[path]?.decoder, $0[path]?.values ?? [:]) }
+    /// What the device's advertisements decoded to so far (Home Assistant discovery): the
+    /// decoder, the value names seen with a sample each, the maker and model.
+    func advertised(path: String) -> HomeAssistantDiscovery.Advertised {
+        routes.withLock { all in
+            guard let r = all[path] else { return HomeAssistantDiscovery.Advertised(decoder: nil, values: [:]) }
+            return HomeAssistantDiscovery.Advertised(
+                decoder: r.decoder, values: r.values, manufacturer: r.manufacturer, model: r.model)
+        }
     }
 }

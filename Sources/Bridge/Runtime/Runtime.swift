@@ -13,7 +13,8 @@ struct Runtime: Sendable {
 
     init(
         config: BridgeConfig, central: any BluetoothCentral, broker: any MessageBroker, clock: any BridgeClock,
-        logger: Logger, timing: SessionTiming = SessionTiming()
+        logger: Logger, timing: SessionTiming = SessionTiming(),
+        families: [any AdvertisementFamily.Type] = AdvertisementDecoder.families
     ) {
         let topics = TopicMapper(config: config)
         let mailbox = Mailbox<SupervisorInput>()
@@ -30,7 +31,7 @@ struct Runtime: Sendable {
             wake: { mailbox.send(.presence) }, forward: forward)
         context = SessionContext(
             config: config, topics: topics, central: central, broker: broker, router: values,
-            advertisements: AdvertisementRouter(values: values, clock: clock, logger: logger),
+            advertisements: AdvertisementRouter(values: values, clock: clock, logger: logger, families: families),
             registry: registry, slots: SlotPool(capacity: config.bluetooth.maxConnections), clock: clock,
             logger: logger, supervisor: mailbox, responder: responder, timing: timing, clusterRoles: roles,
             presence: presence)

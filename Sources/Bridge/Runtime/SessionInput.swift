@@ -51,9 +51,9 @@ enum SessionReport: Sendable {
     case linkChanged(connected: Bool)
     /// A `Connect` call returned, successful or not (stored peripherals hold the scan until then).
     case connectReturned
-    /// An advertisement device's decoded value names grew (Home Assistant discovery): the
-    /// decoder and a sample of each value.
-    case advertised(decoder: String?, values: [String: JSONValue])
+    /// An advertisement device's decoded value names grew, or its maker or model became known
+    /// (Home Assistant discovery): the decoder, a sample of each value, the maker and model.
+    case advertised(HomeAssistantDiscovery.Advertised)
 }
 
 /// A session's mapping of one connection, for the supervisor.

@@ -24,6 +24,7 @@ final class AdvertisementSession {
     var logger: Logger
     var available = false
     var reportedValues = 0
+    var reportedModel: (manufacturer: String?, model: String?) = (nil, nil)
 
     init(
         io: SessionIO, topics: TopicMapper, logger: Logger, device: SessionDevice, mailbox: Mailbox<SessionInput>,
@@ -39,6 +40,8 @@ final class AdvertisementSession {
         self.logger = logger
         var bindkey: [UInt8]?
         var timeout: Duration = .seconds(600)
+        // No `devices` entry: `advertisements: decodable` picked it up.
+        let configured = device.config != nil
         if case .advertisement(let key, let t) = device.policy {
             bindkey = key
             timeout = t
@@ -48,7 +51,7 @@ final class AdvertisementSession {
             path: device.path,
             AdvertisementRouter.Route(
                 segment: device.segment, topic: topics.advertisement(device: device.segment), bindkey: bindkey,
-                mailbox: mailbox))
+                mailbox: mailbox, configured: configured))
     }
 
     var now: BridgeInstant { io.clock.now }
@@ -63,7 +66,8 @@ final class AdvertisementSession {
         {
             router.handle(BlueZAdvertisement(
                 path: device.path, address: dev.address, rssi: dev.rssi, serviceData: dev.serviceData,
-                manufacturerData: dev.manufacturerData, dataChanged: true, addressType: dev.addressType))
+                manufacturerData: dev.manufacturerData, dataChanged: true, addressType: dev.addressType,
+                name: dev.localName, serviceUUIDs: dev.uuids))
         }
         if router.seen(path: device.path).online {
             setAvailable(true)
@@ -96,10 +100,13 @@ final class AdvertisementSession {
     private func update() {
         let seen = router.seen(path: device.path)
         if seen.online && !available { setAvailable(true) }
-        let (decoder, values) = router.decodedValues(path: device.path)
-        if values.count > reportedValues {
-            reportedValues = values.count
-            io.supervisor.send(.session(path: device.path, .advertised(decoder: decoder, values: values)))
+        let advertised = router.advertised(path: device.path)
+        if advertised.values.count > reportedValues || advertised.manufacturer != reportedModel.manufacturer
+            || advertised.model != reportedModel.model
+        {
+            reportedValues = advertised.values.count
+            reportedModel = (advertised.manufacturer, advertised.model)
+            io.supervisor.send(.session(path: device.path, .advertised(advertised)))
         }
     }
 

@@ -42,6 +42,7 @@ final class Supervisor {
         ctx = context
         self.mailbox = mailbox
         core = SupervisorCore(config: context.config, now: context.clock.now)
+        core.families = context.advertisements.families
         homeAssistant = HomeAssistantPublisher(
             broker: context.broker, topics: context.topics, logger: context.logger,
             bridge: HomeAssistantDiscovery.Bridge(config: context.config, version: BridgeCommandLine.version),
@@ -158,9 +159,9 @@ final class Supervisor {
                 clusterLink(path, up: up, &group)
             case .connectReturned: feed(.connectReturned(path: path), .none, &group)
             case .mapped(let mapped): feed(.mapped(path: path, mapped), .none, &group)
-            case .advertised(let decoder, let values):
-                let name = config.homeAssistant.discovery ? central.withTree { t in t.device(path).flatMap { $0.name ?? $0.alias } } : nil
-                feed(.advertised(path: path, decoder: decoder, values: values, name: name), .none, &group)
+            case .advertised(let advertised):
+                let name = config.homeAssistant.discovery ? central.withTree { t in t.device(path).flatMap(\.localName) } : nil
+                feed(.advertised(path: path, advertised, name: name), .none, &group)
             case .unreadable(let uuid): feed(.unreadable(path: path, uuid: uuid), .none, &group)
             case .paired: perform(.publishDevices(force: false), &group)  // its paired and bonded flags changed
             }

@@ -19,7 +19,7 @@ extension SupervisorCore {
         var policy = deviceConfig?.connection ?? .always
         if deviceConfig == nil && !advertises && !isStored(address.description) {
             // `advertisements: decodable`: an advertiser a decoder understands, never one it does not.
-            guard config.bluetooth.advertisements == .decodable, Self.decodable(seen) else {
+            guard config.bluetooth.advertisements == .decodable, Self.decodable(seen, families: families) else {
                 out.append(.log(.trace, "ignoring \(seen.address) (\(name ?? "no name")): no wanted service"))
                 return
             }
@@ -187,13 +187,13 @@ extension SupervisorCore {
                 stored.append((address, record.addressType))
             }
             out.append(.publishDevices(force: false))
-        case .advertised(let path, let decoder, let values, let name):
+        case .advertised(let path, let advertised, let name):
             guard let record = devices[path], config.homeAssistant.discovery else { return }
             out.append(.homeAssistantPublish(
                 path: path,
                 HomeAssistantDiscovery.Peripheral(
                     device: record.segment, address: record.address.description, name: name, characteristics: [],
-                    advertised: HomeAssistantDiscovery.Advertised(decoder: decoder, values: values)),
+                    advertised: advertised),
                 hold: homeAssistant.holds(at: now)))
         case .unreadable(let path, let uuid):
             guard let record = devices[path] else { return }

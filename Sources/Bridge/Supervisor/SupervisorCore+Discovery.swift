@@ -120,12 +120,15 @@ extension SupervisorCore {
         updateDiscovery(tree: tree, &out)
     }
 
-    /// Whether a decoder understands what the device advertises (without a bindkey).
-    static func decodable(_ dev: BlueZDevice) -> Bool {
+    /// Whether a decoder understands what the device advertises without a bindkey (SPEC §13: an
+    /// advertiser whose frames need a key is not picked up); its name and advertised UUIDs tell
+    /// the families that have no service UUID or company id of their own.
+    static func decodable(_ dev: BlueZDevice, families: [any AdvertisementFamily.Type] = AdvertisementDecoder.families) -> Bool {
         guard !(dev.serviceData.isEmpty && dev.manufacturerData.isEmpty) else { return false }
-        let frame = AdvertisementFrame(address: dev.address, serviceData: dev.serviceData, manufacturerData: dev.manufacturerData)
-        if case .success? = AdvertisementDecoder.decode(frame, bindkey: nil) { return true }
-        return false
+        let frame = AdvertisementFrame(
+            address: dev.address, serviceData: dev.serviceData, manufacturerData: dev.manufacturerData, name: dev.localName,
+            serviceUUIDs: dev.uuids)
+        return AdvertisementDecoder.claim(frame, bindkey: nil, families: families)?.decoded != nil
     }
 
     // MARK: Discovery

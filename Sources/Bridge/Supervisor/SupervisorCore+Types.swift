@@ -79,8 +79,9 @@ extension SupervisorCore {
         case connectReturned(path: String)
         /// A session mapped its characteristics.
         case mapped(path: String, MappedDevice)
-        /// An advertisement session's value names grew; `name`: the device's name in the tree.
-        case advertised(path: String, decoder: String?, values: [String: JSONValue], name: String?)
+        /// An advertisement session's value names grew (or its maker or model became known);
+        /// `name`: the device's name in the tree.
+        case advertised(path: String, HomeAssistantDiscovery.Advertised, name: String?)
         /// A read of a session's device was refused for lack of pairing.
         case unreadable(path: String, uuid: String)
         /// A session's loop ended (the device's snapshot, if BlueZ has it, is in the tree data).

@@ -60,6 +60,9 @@ struct SupervisorCore: Sendable {
     var lastDevicesPayload: [UInt8] = []
     /// With `cluster.enabled`: which wanted devices this bridge may serve (``ClusterGate``).
     var clusterGate: ClusterGate?
+    /// The advertisement families `advertisements: decodable` asks (``AdvertisementDecoder/families``;
+    /// tests add their own): the supervisor sets the advertisement router's.
+    var families: [any AdvertisementFamily.Type] = AdvertisementDecoder.families
     private var nextSeed: UInt64 = 0x5eed
 
     /// How long the shutdown waits for the sessions to disconnect.

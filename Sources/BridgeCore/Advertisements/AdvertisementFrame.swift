@@ -46,6 +46,9 @@ public struct DecodedAdvertisement: Sendable, Hashable {
     /// The counter of an encrypted frame (BTHome, MiBeacon, Victron), for ``BTHomeReplayGuard``;
     /// nil when not encrypted.
     public var counter: UInt32?
+    /// How many low bits of ``counter`` the format sends: 32, or 8 for MiBeacon v2/v3, whose
+    /// counter wraps at 256 (``BTHomeReplayGuard/accept(counter:bits:)`` compares it modulo 256).
+    public var counterBits: Int
     /// BTHome's trigger-based flag (device-information bit 2): the device advertises on events,
     /// not at a regular interval.
     public var triggerBased: Bool
@@ -53,7 +56,8 @@ public struct DecodedAdvertisement: Sendable, Hashable {
     /// Creates a result.
     public init(
         decoder: String, packetID: Int? = nil, values: JSONObject = JSONObject(), encrypted: Bool = false,
-        counter: UInt32? = nil, triggerBased: Bool = false, manufacturer: String? = nil, model: String? = nil
+        counter: UInt32? = nil, counterBits: Int = 32, triggerBased: Bool = false, manufacturer: String? = nil,
+        model: String? = nil
     ) {
         self.decoder = decoder
         self.manufacturer = manufacturer
@@ -62,6 +66,7 @@ public struct DecodedAdvertisement: Sendable, Hashable {
         self.values = values
         self.encrypted = encrypted
         self.counter = counter
+        self.counterBits = counterBits
         self.triggerBased = triggerBased
     }
 }

@@ -2,14 +2,17 @@ import BridgeBase
 
 /// Builds the advertisement payload of SPEC §7 straight into bytes (the advertisement hot path:
 /// no JSON tree, no hex strings, no sorting for the usual single entry):
-/// `{"rssi":…,"decoder":…,"manufacturer":…,"model":…,"packet_id":…,"values":{…},"service_data":{…},"manufacturer_data":{…}}`,
-/// `manufacturer` and `model` only when the decoder named them (SPEC §13), `values` only when a
-/// decoder understood the frame, entries sorted by UUID and company id.
+/// `{"rssi":…,"decoder":…,"manufacturer":…,"model":…,"packet_id":…,"encrypted":true,"values":{…},"service_data":{…},"manufacturer_data":{…}}`,
+/// `manufacturer` and `model` only when the decoder named them (SPEC §13), `encrypted` only for
+/// an encrypted frame, `values` only when a decoder understood the frame, entries sorted by UUID
+/// and company id.
 public enum AdvertisementPayload {
     /// The payload of one advertisement: its RSSI (127, "not available", is `null`), what a
     /// decoder made of it, and all service and manufacturer data BlueZ holds for the device.
+    /// `lockedBy`: the decoder of an encrypted frame that no configured key opens (SPEC §13):
+    /// `decoder` names it, `encrypted` is true, and there are no `values` (`decoded` is then nil).
     public static func make(
-        rssi: Int?, decoded: DecodedAdvertisement?, serviceData: [BluetoothUUID: [UInt8]],
+        rssi: Int?, decoded: DecodedAdvertisement?, lockedBy: String? = nil, serviceData: [BluetoothUUID: [UInt8]],
         manufacturerData: [UInt16: [UInt8]]
     ) -> [UInt8] {
         var out = [UInt8]()
@@ -25,7 +28,13 @@ public enum AdvertisementPayload {
             JSONWriter.appendNull(to: &out)
         }
         out.append(contentsOf: #","decoder":"#.utf8)
-        if let decoded { JSONWriter.appendString(decoded.decoder, to: &out) } else { JSONWriter.appendNull(to: &out) }
+        if let decoded {
+            JSONWriter.appendString(decoded.decoder, to: &out)
+        } else if let lockedBy {
+            JSONWriter.appendString(lockedBy, to: &out)
+        } else {
+            JSONWriter.appendNull(to: &out)
+        }
         if let manufacturer = decoded?.manufacturer {
             out.append(contentsOf: #","manufacturer":"#.utf8)
             JSONWriter.appendString(manufacturer, to: &out)
@@ -36,6 +45,9 @@ public enum AdvertisementPayload {
         }
         out.append(contentsOf: #","packet_id":"#.utf8)
         if let id = decoded?.packetID { JSONWriter.appendInteger(Int64(id), to: &out) } else { JSONWriter.appendNull(to: &out) }
+        if decoded?.encrypted == true || (decoded == nil && lockedBy != nil) {
+            out.append(contentsOf: #","encrypted":true"#.utf8)
+        }
         if let decoded {
             out.append(contentsOf: #","values":"#.utf8)
             JSONWriter.append(.object(decoded.values), to: &out)

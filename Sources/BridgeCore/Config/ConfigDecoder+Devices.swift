@@ -217,10 +217,11 @@ extension ConfigDecoder {
                 let adv = try mapping(node, known: ConfigKeys.advertisement)
                 if let keyNode = adv("bindkey") {
                     let text = try string(keyNode)
-                    guard text.utf8.count == 32, let bytes = try? Hex.decode(text) else {
+                    // 24 digits: the 12-byte key of MiBeacon v2/v3 (SPEC §13).
+                    guard text.utf8.count == 32 || text.utf8.count == 24, let bytes = try? Hex.decode(text) else {
                         throw error(
                             .invalidValue,
-                            "'\(keyNode.path)' must be 32 hex digits (a 16-byte AES key), found \(text.utf8.count) characters",
+                            "'\(keyNode.path)' must be 32 hex digits (a 16-byte AES key; 24 for a MiBeacon v2/v3 key), found \(text.utf8.count) characters",
                             at: keyNode.mark)
                     }
                     bindkey = bytes

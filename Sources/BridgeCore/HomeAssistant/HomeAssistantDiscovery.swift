@@ -104,15 +104,21 @@ public enum HomeAssistantDiscovery {
     /// What an advertisement device's packets decode to (SPEC §7): the decoder and every value
     /// name seen so far, with a sample value (its type picks the entity).
     public struct Advertised: Sendable, Hashable {
-        /// `bthome_v2`, `pvvx`, `atc1441`, or nil.
+        /// `bthome_v2`, `pvvx`, `atc1441`, a family of SPEC §13 (`xiaomi`, `govee`, ...), or nil.
         public var decoder: String?
         /// Value name → a sample value.
         public var values: [String: JSONValue]
+        /// The maker, as the payload's `manufacturer` says (SPEC §13).
+        public var manufacturer: String?
+        /// The model, as the payload's `model` says.
+        public var model: String?
 
         /// Creates a description.
-        public init(decoder: String?, values: [String: JSONValue]) {
+        public init(decoder: String?, values: [String: JSONValue], manufacturer: String? = nil, model: String? = nil) {
             self.decoder = decoder
             self.values = values
+            self.manufacturer = manufacturer
+            self.model = model
         }
     }
 
@@ -187,8 +193,9 @@ public enum HomeAssistantDiscovery {
         device.append("connections", .array([.array([.string("bluetooth"), .string(p.address.uppercased())])]))
         device.append("name", .string(p.name ?? p.device))
         let info = p.information
-        if let v = info.manufacturer { device.append("manufacturer", .string(v)) }
-        if let v = info.model { device.append("model", .string(v)) }
+        // A Device Information service's strings, else what the advertisements say (SPEC §13).
+        if let v = info.manufacturer ?? p.advertised?.manufacturer { device.append("manufacturer", .string(v)) }
+        if let v = info.model ?? p.advertised?.model { device.append("model", .string(v)) }
         if let v = info.serial { device.append("serial_number", .string(v)) }
         if let v = info.hardware { device.append("hw_version", .string(v)) }
         if let v = info.softwareVersion { device.append("sw_version", .string(v)) }

@@ -13,6 +13,16 @@ extension HomeAssistantEntities {
         "dimmer": ["rotate_left", "rotate_right"],
     ]
 
+    /// Binary sensor names of SPEC §13 whose device class has another name: `opening` is a
+    /// contact sensor (`door`: open / closed), `battery_low` the `battery` class (on: low).
+    static let binaryDeviceClassNames: [String: String] = ["opening": "door", "battery_low": "battery"]
+
+    /// The device class of a binary value `key` (with its `_2` suffix dropped: `base`), if any.
+    static func binaryDeviceClass(_ key: String, base: String) -> String? {
+        if let named = binaryDeviceClassNames[key] ?? binaryDeviceClassNames[base] { return named }
+        return binaryDeviceClasses.contains(base) ? base : nil
+    }
+
     /// Binary sensor names that are Home Assistant device classes as they are.
     static let binaryDeviceClasses: Set<String> = [
         "battery", "battery_charging", "carbon_monoxide", "cold", "connectivity", "door", "garage_door", "gas", "heat",
@@ -32,7 +42,7 @@ extension HomeAssistantEntities {
             case .bool:
                 var e = entity("binary_sensor", object: object, name: Self.title(key))
                 e.append("state_topic", .string(topic))
-                if Self.binaryDeviceClasses.contains(base) { e.append("device_class", .string(base)) }
+                if let deviceClass = Self.binaryDeviceClass(key, base: base) { e.append("device_class", .string(deviceClass)) }
                 e.append(
                     "value_template",
                     .string(
@@ -52,8 +62,11 @@ extension HomeAssistantEntities {
                             + "{\"event_type\": \"{{ v[\(quoted)] }}\"}{% endif %}"))
                 result.append(object, .object(e))
             case .integer, .number, .string:
-                let kind = HomeAssistantSensorKind.named(key) ?? HomeAssistantSensorKind.named(base)
-                var e = entity("sensor", object: object, name: kind.map { key == base ? $0.name : Self.title(key) } ?? Self.title(key))
+                // The row of the name itself (`pm2_5`), else of its base (`temperature_probe_2`).
+                let exact = HomeAssistantSensorKind.named(key)
+                let kind = exact ?? HomeAssistantSensorKind.named(base)
+                let name = exact?.name ?? kind.map { key == base ? $0.name : $0.name + " " + key.dropFirst(base.count + 1) }
+                var e = entity("sensor", object: object, name: name ?? Self.title(key))
                 e.append("state_topic", .string(topic))
                 let isNumber: Bool
                 if case .string = sample { isNumber = false } else { isNumber = true }

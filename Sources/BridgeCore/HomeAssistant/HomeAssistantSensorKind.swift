@@ -55,6 +55,32 @@ public struct HomeAssistantSensorKind: Sendable, Hashable {
             .init(key: "voltage", name: "Voltage", deviceClass: "voltage", unit: "V", precision: 3),
             .init(key: "co2", name: "CO2", deviceClass: "carbon_dioxide", unit: "ppm"),
             .init(key: "moisture", name: "Moisture", deviceClass: "moisture", unit: "%"),
+            // SPEC §13's value names, with the device classes and units Home Assistant accepts for them.
+            .init(key: "conductivity", name: "Conductivity", deviceClass: "conductivity", unit: "µS/cm"),
+            .init(key: "pm2_5", name: "PM2.5", deviceClass: "pm25", unit: "µg/m³"),
+            .init(key: "pm10", name: "PM10", deviceClass: "pm10", unit: "µg/m³"),
+            // Home Assistant has no formaldehyde class, and `volatile_organic_compounds` (a total of
+            // compounds, not one) takes only µg/m³: no device class, so that mg/m³ is accepted as it is.
+            .init(key: "formaldehyde", name: "Formaldehyde", unit: "mg/m³", icon: "mdi:molecule", precision: 3),
+            .init(key: "tvoc", name: "TVOC", deviceClass: "volatile_organic_compounds", unit: "µg/m³"),
+            .init(key: "weight", name: "Weight", deviceClass: "weight", unit: "kg", precision: 2),
+            .init(key: "tank_level", name: "Tank level", deviceClass: "distance", unit: "mm", icon: "mdi:propane-tank"),
+            .init(key: "dew_point", name: "Dew point", deviceClass: "temperature", unit: "°C", precision: 2),
+            // No acceleration class in Home Assistant: a plain measurement in m/s².
+            .init(key: "acceleration_x", name: "Acceleration X", unit: "m/s²", icon: "mdi:axis-x-arrow", precision: 2),
+            .init(key: "acceleration_y", name: "Acceleration Y", unit: "m/s²", icon: "mdi:axis-y-arrow", precision: 2),
+            .init(key: "acceleration_z", name: "Acceleration Z", unit: "m/s²", icon: "mdi:axis-z-arrow", precision: 2),
+            .init(key: "movement_counter", name: "Movement counter", icon: "mdi:run"),
+            // temperature_probe_1 … _6 (the `_N` suffix is dropped to find the row).
+            .init(key: "temperature_probe", name: "Temperature probe", deviceClass: "temperature", unit: "°C", precision: 1),
+            .init(key: "battery_voltage", name: "Battery voltage", deviceClass: "voltage", unit: "V", precision: 2),
+            .init(key: "battery_current", name: "Battery current", deviceClass: "current", unit: "A", precision: 3),
+            .init(key: "state_of_charge", name: "State of charge", deviceClass: "battery", unit: "%", precision: 1),
+            .init(key: "solar_power", name: "Solar power", deviceClass: "power", unit: "W"),
+            // A daily total that restarts at 0: `total_increasing` (Home Assistant's energy
+            // dashboard takes it, and reads the drop to 0 as a new cycle), not `measurement`,
+            // which Home Assistant refuses for the energy class.
+            .init(key: "yield_today", name: "Yield today", deviceClass: "energy", unit: "kWh", stateClass: "total_increasing", precision: 2),
             .init(key: "rssi", name: "Signal strength", deviceClass: "signal_strength", unit: "dBm", entityCategory: "diagnostic"),
         ]
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.key, $0) })

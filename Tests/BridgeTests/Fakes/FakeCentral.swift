@@ -224,7 +224,7 @@ final class FakeCentral: BluetoothCentral {
                 BlueZAdvertisement(
                     path: device, address: d.address, rssi: d.rssi, serviceData: d.serviceData,
                     manufacturerData: d.manufacturerData, dataChanged: !serviceData.isEmpty || !manufacturerData.isEmpty,
-                    addressType: d.addressType),
+                    addressType: d.addressType, name: d.localName, serviceUUIDs: d.uuids),
                 s.advertisementHandler
             )
         }

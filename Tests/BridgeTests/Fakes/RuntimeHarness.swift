@@ -41,14 +41,25 @@ final class RuntimeHarness: Sendable {
 
     private let state = Mutex(State())
 
-    init(_ yaml: String) throws {
+    /// The runtime's log at `notice` and above, as `"level message"` lines.
+    var logLines: [String] { logSink.lines.withLock { $0 } }
+    private let logSink = LogSink()
+
+    /// `families`: the advertisement families the runtime asks (tests add fakes of their own).
+    init(_ yaml: String, families: [any AdvertisementFamily.Type] = AdvertisementDecoder.families) throws {
         config = try BridgeConfig.parse(yaml: yaml, fileName: "test.yaml", environment: [:], hostName: "test")
         clock = FakeClock(executor: executor)
         central = FakeCentral(clock: clock)
-        var logger = Logger(label: "test")
         // BRIDGE_TEST_LOG=debug shows the runtime's log.
-        logger.logLevel = ProcessInfo.processInfo.environment["BRIDGE_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
-        runtime = Runtime(config: config, central: central, broker: broker, clock: clock, logger: logger)
+        let shown = ProcessInfo.processInfo.environment["BRIDGE_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) }
+        let sink = logSink
+        // Each handler keeps its own level (setting the logger's would set both).
+        let logger = Logger(label: "test") { label in
+            var stream = StreamLogHandler.standardError(label: label)
+            stream.logLevel = shown ?? .critical
+            return MultiplexLogHandler([stream, CollectingLogHandler(sink: sink)])
+        }
+        runtime = Runtime(config: config, central: central, broker: broker, clock: clock, logger: logger, families: families)
     }
 
     /// Whether ``Runtime/run()`` returned.
@@ -185,3 +196,25 @@ final class RuntimeHarness: Sendable {
 }
 
 struct HarnessTimeout: Error {}
+
+/// The lines a ``RuntimeHarness`` collected.
+private final class LogSink: Sendable {
+    let lines = Mutex<[String]>([])
+}
+
+/// Collects the runtime's log at `notice` and above into a ``LogSink``.
+private struct CollectingLogHandler: LogHandler {
+    let sink: LogSink
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .notice
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        guard event.level >= .notice else { return }
+        sink.lines.withLock { $0.append("\(event.level) \(event.message)") }
+    }
+}
