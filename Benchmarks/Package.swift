@@ -4,6 +4,7 @@
 // root with `scripts/check-allocations`, or:
 //
 //   swift package --package-path Benchmarks benchmark --target ValuePath
+//   swift package --package-path Benchmarks benchmark --target Families   (one frame of each family)
 import PackageDescription
 
 // SwiftPM names a path dependency after its directory (the worktree's name, e.g. "main"), so the
@@ -28,6 +29,16 @@ let package = Package(
             ],
             path: "ValuePath",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        // Decoding one advertisement of each family (SPEC §13): Families/Families.swift.
+        .executableTarget(
+            name: "Families",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "BridgeCore", package: root),
+            ],
+            path: "Families",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -66,7 +66,6 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOCK = os.environ.get("DECODER_VENV_LOCK") or (sys.prefix.rstrip("/") + ".lock")
 REL_TOL, ABS_TOL = 1e-6, 1e-9
-MAX_LISTED = 30  # disagreements listed per family (all are counted)
 
 # TheengsDecoder's keys -> ours (SPEC §7 / §13), with a factor where the unit differs.
 THEENGS_KEYS = {
@@ -396,12 +395,12 @@ FUZZ_NAMES = ["GVH5075_1234", "Govee_H5179_AB12", "sps", "tps", "iBBQ", "TP357 (
 # Seeds for the fuzz target when no adapter gives frames of a kind: (label, frame). Shaped after
 # the formats (SPEC §13), values made up; the adapters' frames are the real ones.
 FUZZ_BUILTIN = [
-    ("xiaomi-lywsdcgq-v2", {"service_data": {"fe95": "5020aa015ac7a8d938c1a40d1004d2005e01"}}),
-    ("xiaomi-lywsd03mmc-v5-plain", {"service_data": {"fe95": "30585b0589c7a8d938c1a408"}}),
-    ("xiaomi-lywsd03mmc-v5-encrypted", {"service_data": {"fe95": "58585b058ac7a8d938c1a4095b0a2c11000000bad78d0f"},
-                                        "key": "e9ea895fac7cca6d30532432a516f3a8"}),
-    ("xiaomi-miflora", {"service_data": {"fe95": "71209800a3a1b2c3d4c4c40d091002b102"}, "name": "Flower care"}),
-    ("qingping-cgg1", {"service_data": {"fdcd": "8807a1b2c3d4e5f60104e100560102016a"}}),
+    ("xiaomi-lywsdcgq", {"address": "58:2D:34:3B:2E:BF", "service_data": {"fe95": "5020aa01a3bf2e3b342d580d1004b40095020a10013b"}}),
+    ("xiaomi-cgg1-encrypted", {"address": "5A:58:2D:34:12:5F", "service_data": {"fe95": "5858480b685f12342d585a0b1841e2aa000e00a4964fb5"},
+                               "key": "814aac74c4f17b6c1581e1ab87816b99"}),
+    ("xiaomi-miflora", {"address": "C4:7C:8D:6A:3E:7A", "service_data": {"fe95": "71209800687a3e6a8d7cc40d0910025702"},
+                        "name": "Flower care"}),
+    ("qingping-cgg1", {"service_data": {"fdcd": "8807a1b2c3d4e5f60104e1005601020164"}}),
     ("govee-h5075", {"manufacturer_data": {"0xec88": "00034c2f6400"}, "name": "GVH5075_1234"}),
     ("govee-h5179", {"manufacturer_data": {"0x8801": "0001010a0a1e0c55"}, "name": "Govee_H5179_AB12"}),
     ("switchbot-meter", {"service_data": {"0d00": "54006405962d"}, "name": "WoSensorTH"}),
@@ -413,7 +412,7 @@ FUZZ_BUILTIN = [
     ("inkbird-ibbq", {"manufacturer_data": {"0x0000": "0000a1b2c3d4e5f6d200f600fa00ff00"}, "name": "iBBQ"}),
     ("thermopro-tp357", {"manufacturer_data": {"0x34c2": "e2002c0202"}, "name": "TP357 (2B54)"}),
     ("sensorpush-htw", {"manufacturer_data": {"0x1d40": "f6ab6a"}, "name": "SensorPush HT.w 0CA1"}),
-    ("bluemaestro-tempo", {"manufacturer_data": {"0x0133": "1764 0e100003 00e401f4 0b2101"}}),
+    ("bluemaestro-tempo", {"manufacturer_data": {"0x0133": "17640e10000300e401f400640100"}}),
     ("mopeka-pro", {"manufacturer_data": {"0x0059": "03604a05c080c67b1c5d"}, "service_uuids": ["fee5"]}),
     ("victron-smartshunt", {"manufacturer_data": {"0x02e1": "100289a302b040af925d09a4d89aa0128bdef48c6298a9"},
                             "key": "aff4d0995b7d1e176c0c33ecb9e70dcd"}),
@@ -499,6 +498,8 @@ def main():
     parser.add_argument("--family", action="append", help="check only this family (the adapter's file name); repeatable")
     parser.add_argument("--seed", type=int, default=20261128)
     parser.add_argument("--flips", type=int, default=24, help="random bit flips per frame (default 24)")
+    parser.add_argument("--max-listed", type=int, default=None,
+                        help="list at most N disagreements per family (default: all; all are counted)")
     parser.add_argument("--write-fuzz-seeds", metavar="DIR",
                         help="write seeds for the `families` fuzz target (Tests/fuzz/corpus/families) and exit")
     args = parser.parse_args()
@@ -524,13 +525,21 @@ def main():
     lock = Lock()
     lock.exclusive()
     failures = {}
+    installed_any = [False]
     for name, path in adapters.items():
         try:
-            error = install(requires_of(path))
+            requires = requires_of(path)
+            installed_any[0] |= not all(satisfied(r) for r in requires)
+            error = install(requires)
         except Exception as e:
             error = f"cannot read REQUIRES: {e}"
         if error:
             failures[name] = "reference not installable: " + error
+    if installed_any[0]:
+        check = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "check"],
+                               capture_output=True, text=True)
+        if check.returncode != 0:
+            print("check-decoders: WARNING pip check after the installs:\n  " + check.stdout.strip().replace("\n", "\n  "))
     # A later family's pins may have replaced an earlier one's: every family's must hold now.
     for name, path in adapters.items():
         if name not in failures:
@@ -556,7 +565,7 @@ def main():
                 report = Report(name)
                 report.failure = "the adapter failed:\n" + traceback.format_exc()
         reports.append(report)
-        print_report(report)
+        print_report(report, args.max_listed)
     lock.release()
 
     total_frames = sum(r.frames for r in reports)
@@ -572,7 +581,7 @@ def main():
     return 0
 
 
-def print_report(r):
+def print_report(r, max_listed=None):
     print(f"== family {r.name}: {r.frames} frames, {r.mutations} mutations, {r.agreements} agreements, "
           f"{len(r.disagreements)} disagreements")
     if r.failure:
@@ -589,12 +598,16 @@ def print_report(r):
               + f" ({r.theengs_compared} values compared; {len(r.theengs_only)} frames only it decodes)")
     else:
         print("   TheengsDecoder recognised none of its frames")
-    for what, frame, why, ours in r.disagreements[:MAX_LISTED]:
+    for frame, model in r.theengs_only[:5]:
+        print(f"   TheengsDecoder only ({model}; ours refuses, as the reference does): {frame_line(frame)}"
+              + (f"  [{frame['source']}]" if frame.get("source") else ""))
+    listed = r.disagreements if max_listed is None else r.disagreements[:max_listed]
+    for what, frame, why, ours in listed:
         print(f"   DISAGREE ({what}): {why}")
         print(f"      frame: {frame_line(frame)}" + (f"  [{frame['source']}]" if frame.get("source") else ""))
         print(f"      ours:  {json.dumps(ours, ensure_ascii=False)}")
-    if len(r.disagreements) > MAX_LISTED:
-        print(f"   ... and {len(r.disagreements) - MAX_LISTED} more disagreements")
+    if len(listed) < len(r.disagreements):
+        print(f"   ... and {len(r.disagreements) - len(listed)} more disagreements (--max-listed)")
 
 
 if __name__ == "__main__":
