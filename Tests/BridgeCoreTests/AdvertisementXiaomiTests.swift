@@ -57,12 +57,13 @@ import Testing
     }
 
     @Test func dispatcher() throws {
-        // No decoder for other service data, manufacturer data alone, or nothing at all.
+        // No decoder for other service data, manufacturer data no family claims (Apple's: 0x0499 is
+        // Ruuvi's now), or nothing at all.
         #expect(Self.decode([BluetoothUUID(uuid16: 0x180D): [1, 2, 3]]) == nil)
         #expect(Self.decode([:]) == nil)
         #expect(
             AdvertisementDecoder.decode(
-                AdvertisementFrame(address: Self.address, serviceData: [:], manufacturerData: [0x0499: [5, 1, 2]]), bindkey: nil)
+                AdvertisementFrame(address: Self.address, serviceData: [:], manufacturerData: [0x004C: [5, 1, 2]]), bindkey: nil)
                 == nil)
         #expect(Self.decode([BluetoothUUID("0000fcd2-0000-1000-8000-00805f9b34fc")!: [0x40, 0x01, 0x61]]) == nil)
         // BTHome wins over 181a when a device sends both.

@@ -168,7 +168,7 @@ import Testing
         }
     }
 
-    @Test("an adapter offering AdvertisementMonitorManager1: a monitor for fcd2 and 181a, and no scan for advertisement devices")
+    @Test("an adapter offering AdvertisementMonitorManager1: a monitor for every decoder's frames, and no scan for advertisement devices")
     func passiveMonitor() async throws {
         let h = try RuntimeHarness(RuntimeHarness.base + """
 
@@ -186,7 +186,9 @@ import Testing
             try await h.eventually("the packet") { h.broker.texts("ble/living_room/advertisement").count == 1 }
         }
         let monitor = try #require(h.central.calls("RegisterMonitor").first)
-        #expect(monitor.bytes == [0x16, 0xD2, 0xFC, 0x16, 0x1A, 0x18], "service data fcd2 and 181a: \(monitor)")
+        #expect(monitor.bytes.starts(with: [0x16, 0xD2, 0xFC, 0x16, 0x1A, 0x18, 0x16, 0x95, 0xFE]), "service data fcd2, 181a, fe95 …: \(monitor)")
+        #expect(Supervisor.monitorPatterns.contains(AdvertisementMonitorPattern(adType: 0xFF, content: [0x69, 0x09])), "SwitchBot's company id")
+        #expect(Supervisor.monitorPatterns.contains(AdvertisementMonitorPattern(adType: 0x09, content: Array("TP3".utf8))), "ThermoPro's name")
         // Discovery may have started before the monitor was active; then it stopped.
         #expect(h.central.calls("StartDiscovery").count <= h.central.calls("StopDiscovery").count)
     }

@@ -111,8 +111,6 @@ def frames():
     out += [
         _frame("TP357S (0003)", {0xFFC2: "ffff220b01"}), _frame("TP357 (0004)", {0xF1C2: "001d02"}),
         _frame("TP357 (0005)", {0xF1C2: "001d022c", 0xF0C2: "001d022c"}),
-        _frame("GVH5075_DBF8", {0xEC88: "00034db26400"}), _frame("sps", {0x07FC: "c71200c83d5606"}),
-        _frame("SensorPush HT.w 0CA1", {0x9A04: "c9a546"}), _frame("iBBQ", {0x0000: "0000aabbccddeeff18014001"}),
     ]
     return out
 

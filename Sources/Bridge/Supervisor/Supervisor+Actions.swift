@@ -161,9 +161,9 @@ extension Supervisor {
         }
     }
 
-    /// The or-patterns of the monitor: the service data of every decoder (BTHome `fcd2`, pvvx and
-    /// ATC1441 `181a`).
-    static let monitorPatterns: [AdvertisementMonitorPattern] = [.serviceData16(0xFCD2), .serviceData16(0x181A)]
+    /// The or-patterns of the monitor (``AdvertisementMonitorPattern+Families``): the service data
+    /// and company ids of every decoder, and the advertised names of the families told by name.
+    static let monitorPatterns = AdvertisementMonitorPattern.decoders
 
     static func input(_ signal: SupervisorCore.SessionSignal) -> SessionInput {
         switch signal {

@@ -8,8 +8,10 @@ public enum AdvertisementDecoder {
     public static let families: [any AdvertisementFamily.Type] = [
         XiaomiDecoder.self, QingpingDecoder.self, SwitchBotDecoder.self, RuuviDecoder.self, BlueMaestroDecoder.self,
         MopekaDecoder.self, VictronDecoder.self,
+        // Told by bytes and name alone: after every family with a service UUID or a company id.
         GoveeDecoder.self, InkbirdDecoder.self, ThermoProDecoder.self, SensorPushDecoder.self,
     ]
+
 
     /// Decodes `frame`: nil when no decoder applies to it, `.failure` for a frame a decoder
     /// claims but cannot decode. `bindkey` is the device's BTHome key (16 bytes), if configured.

@@ -19,12 +19,15 @@
 /// battery is published. `0x0001` is a registered company id (Ericsson): without a Govee model in
 /// the name the frame is not claimed. An iBeacon glued to the value (some firmware puts
 /// `4c 00 02 15 "INTELLI_ROCKS_HW…"` in the same AD structure) is cut off first. A frame whose
-/// name belongs to another family told by name (Inkbird, ThermoPro, SensorPush) is never Govee's.
+/// name belongs to another family told by name (Inkbird, ThermoPro, SensorPush) is never Govee's,
+/// nor a frame with an `0xEF88` entry (the encrypted H512x buttons and sensors, not in our list).
 public enum GoveeDecoder: AdvertisementFamily {
     /// The decoder name in payloads.
     public static let name = "govee"
     /// Govee's marker in the company-id position.
     static let markerEC88: UInt16 = 0xEC88
+    /// The H512x family's marker (encrypted frames, not decoded).
+    static let markerEF88: UInt16 = 0xEF88
     /// The H5179's marker.
     static let marker8801: UInt16 = 0x8801
     /// The H510x/H517x marker (also Ericsson's real company id).
@@ -42,6 +45,9 @@ public enum GoveeDecoder: AdvertisementFamily {
         {
             return nil
         }
+        // The H512x buttons and sensors (encrypted, not in our list) send a 24-byte 0xEF88 entry
+        // beside a 0xEC88 one that is no reading.
+        if frame.manufacturerData[markerEF88] != nil { return nil }
         if let v = frame.manufacturerData[markerEC88] {
             let n = usefulLength(v)
             switch n {

@@ -16,7 +16,8 @@
 ///
 /// Only a frame with a single manufacturer-data entry is read (see
 /// ``ByteFamilySupport/soleEntry(_:)``); a later-model frame of another page, an unknown device
-/// type or a length that cannot hold the readings is a `.failure`.
+/// type or a length other than the model's (7 bytes in all for the HTP.xw, 5 for the HT.w, 4 or
+/// 5 for the TC.x) is a `.failure`.
 public enum SensorPushDecoder: AdvertisementFamily {
     /// The decoder name in payloads.
     public static let name = "sensorpush"
@@ -38,15 +39,17 @@ public enum SensorPushDecoder: AdvertisementFamily {
         guard d0 & 0x03 == 0 else { return .failure(.malformed(family: name, reason: "page \(d0 & 0x03) carries no readings")) }
         let type = 64 + Int(d0 >> 2)
         let blocks: Int
+        let lengthOK: Bool
         switch type {
-        case 64: blocks = 3
-        case 65: blocks = 2
-        case 66: blocks = 1
+        case 64: blocks = 3; lengthOK = v.count == 5
+        case 65: blocks = 2; lengthOK = v.count == 3
+        case 66: blocks = 1; lengthOK = v.count == 2 || v.count == 3
         default: return .failure(.malformed(family: name, reason: "unknown device type \(type)"))
         }
-        // The packed number: d[1] (the id's high byte), then the value, little endian.
-        guard v.count >= 1, v.count <= 7 else {
-            return .failure(.malformed(family: name, reason: "\(v.count + 2) bytes of manufacturer data"))
+        // The packed number: d[1] (the id's high byte), then the value, little endian; its
+        // length is the model's (HTP.xw 7 bytes in all, HT.w 5, TC.x 4 or 5).
+        guard lengthOK else {
+            return .failure(.malformed(family: name, reason: "\(v.count + 2) bytes of manufacturer data for device type \(type)"))
         }
         var packed = UInt64(id >> 8)
         for i in 0..<v.count { packed |= UInt64(v[i]) << UInt64(8 * (i + 1)) }

@@ -5,7 +5,8 @@
 /// `d[0]` a type byte (`0xC2`), `d[1…2]` the temperature (sint16 LE × 0.1 °C), `d[3]` the humidity
 /// (whole %), `d[4]` bits 0–1 the battery level (0 low, 1 half, 2 full; 3 not given), published as
 /// `battery` 1, 50 and 100 % as Home Assistant's thermopro-ble does. `ff ff ff` in `d[1…3]` means
-/// no reading (only the battery is published).
+/// no reading (only the battery is published; with battery level 3 too, the frame carries
+/// nothing: `.failure`).
 ///
 /// Nothing in the bytes is ThermoPro's: the frame is claimed only with an advertised name starting
 /// `TP35` or `TP39` (the model is the name's first word), and only when it has a single
@@ -34,6 +35,7 @@ public enum ThermoProDecoder: AdvertisementFamily {
         case 2: values.append("battery", .integer(100))
         default: break
         }
+        if values.isEmpty { return .failure(.malformed(family: name, reason: "no reading and no battery level")) }
         return .success(DecodedAdvertisement(decoder: name, values: values, manufacturer: "ThermoPro", model: model(frame.name)))
     }
 
