@@ -205,4 +205,41 @@ struct FamilyIntegrationTests {
             await ha.stop()
         }
     }
+
+    @Test("passive scanning (bluetoothd -E): the monitor hears the families' frames, replayed, without a scan")
+    func passiveMonitor() async throws {
+        var options = Self.options()
+        options.simulatorArguments = ["--experimental"]
+        options.config = { port in
+            """
+            mqtt: { url: "mqtt://127.0.0.1:\(port)", client_id: bridge-under-test }
+            bluetooth: { adapter: hci0, advertisements: off }
+            health: { interval: 1s }
+            devices:
+              - { match: { address: "A4:C1:38:5E:DB:F8" }, name: govee, connection: advertisement }
+              - { match: { address: "CB:B8:33:4C:88:4F" }, name: ruuvi, connection: advertisement }
+              - match: { address: "A4:C1:38:02:83:F4" }
+                name: bedroom
+                connection: advertisement
+                advertisement: { bindkey: "\(Self.xiaomiKey)" }
+            """
+        }
+        try await Harness.with(options) { harness in
+            _ = try await harness.waitForBridgeLog(timeout: .seconds(15), "the monitor") {
+                $0.contains("advertisement monitor registered")
+            }
+            let quiet = try await harness.waitFor("ble/bridge/health", timeout: .seconds(15)) {
+                AdvertisementIntegrationTests.discovering($0) == false
+            }
+            // Govee by its name and company id, Ruuvi by its company id, Xiaomi by fe95: each heard
+            // again after the scan stopped (the Govee's frames alternate: a new payload each time).
+            let expected = ["govee": "H5075", "ruuvi": "RuuviTag", "bedroom": "LYWSD03MMC"]
+            for (segment, model) in expected.sorted(by: { $0.key < $1.key }) {
+                let p = try await harness.waitFor("ble/\(segment)/advertisement", timeout: .seconds(15)) { _ in true }
+                #expect(p.object?["model"] as? String == model, "\(segment): \(p)")
+            }
+            _ = try await harness.waitFor("ble/govee/advertisement", after: quiet.index, timeout: .seconds(10))
+            #expect(!AdvertisementIntegrationTests.scanned(harness, after: quiet.index), "no scan while the monitor works")
+        }
+    }
 }
