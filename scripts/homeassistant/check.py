@@ -657,7 +657,13 @@ async def check_polar_entities(ha: HA, snap: Snapshot, args) -> None:
             return [w for w in writes_log(args.work)[before:] if w[0] == POLAR and w[1] == "2a39"]
 
         got = await wait_for(written, 10)
-        published = [c for c in commands_log(args.work)[sent:] if c[0].endswith("/set")]
+
+        # The recording mosquitto_sub is another subscriber: the broker may deliver the .../set to
+        # the bridge (which writes) before it reaches commands.log (seen under load).
+        async def sets():
+            return [c for c in commands_log(args.work)[sent:] if c[0].endswith("/set")]
+
+        published = await wait_for(sets, 5)
         payload = bytes.fromhex(published[0][1]).decode("utf-8", "replace") if published else None
         if got and got[0][2] == "01" and payload is not None and command_bytes(payload) == "01":
             ok("heart rate control point button", f"{cp['entity_id']} pressed: {published[0][0]} {payload} -> "
