@@ -311,7 +311,7 @@ extension BridgeCommand {
             let frame = AdvertisementFrame(
                 address: d.address, serviceData: d.serviceData, manufacturerData: d.manufacturerData, name: d.localName,
                 serviceUUIDs: d.uuids)
-            return AdvertisementDecoder.claim(frame, bindkey: nil)?.summary
+            return AdvertisementDecoder.claimAnyEntry(frame, bindkey: nil)?.summary
         }
     }
 }

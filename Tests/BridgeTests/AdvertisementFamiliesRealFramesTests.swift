@@ -84,4 +84,53 @@ import Testing
         #expect(config["components"]?["adv_conductivity"]?["unit_of_measurement"]?.stringValue == "µS/cm")
         #expect(h.broker.texts("ble/\(segment)/advertisement").count == 2)
     }
+
+    @Test("a ThermoPro whose frames BlueZ keeps under every 'company id' they began with: each report read from the entry it changed")
+    func accumulatedManufacturerData() async throws {
+        // thermopro-ble tests/test_parser.py: the first two bytes of the frame are data (type, temperature).
+        let first: (UInt16, [UInt8]) = (0xF1C2, [0x00, 0x1D, 0x02, 0x2C])  // 24.1 °C, 29 %
+        let second: (UInt16, [UInt8]) = (0xF9C2, [0x00, 0x10, 0x02, 0x2C])  // 24.9 °C, 16 %
+        let h = try RuntimeHarness(RuntimeHarness.base + """
+
+            bluetooth: { advertisements: decodable }
+            homeassistant: { discovery: true }
+            """)
+        let dev = h.central.addDevice("49:22:11:00:21:42", name: "TP357 (2142)", services: [:])
+        let topic = "ble/492211002142/advertisement"
+        try await h.run {
+            try await h.eventually("discovery") { !h.central.calls("StartDiscovery").isEmpty }
+            h.central.advertise(dev, manufacturerData: [first.0: first.1])
+            try await h.eventually("the first frame") { h.broker.texts(topic).count == 1 }
+            // BlueZ's ManufacturerData now holds both entries.
+            h.central.advertise(dev, manufacturerData: [first.0: first.1, second.0: second.1])
+            h.central.advertise(dev, manufacturerData: [first.0: first.1, second.0: second.1])
+            try await h.eventually("the second frame") { h.broker.texts(topic).count == 2 }
+            try await h.advance(.seconds(1))
+        }
+        let published = try h.broker.texts(topic).map { try JSONParser.parse(Array($0.utf8)) }
+        #expect(published.count == 2)
+        #expect(published.map { $0["decoder"]?.stringValue } == ["thermopro", "thermopro"])
+        #expect(published.map { $0["values"]?["temperature"]?.doubleValue } == [24.1, 24.9])
+        #expect(published.map { $0["values"]?["humidity"]?.int64Value } == [29, 16])
+        #expect(published.first?["model"]?.stringValue == "TP357")
+        let config = try JSONParser.parse(Array(try #require(h.broker.last("homeassistant/device/ble_492211002142/config")).utf8))
+        #expect(config["device"]?["manufacturer"]?.stringValue == "ThermoPro")
+        #expect(config["device"]?["model"]?.stringValue == "TP357")
+    }
+
+    @Test("decodable and scan tell a family's device by any one of BlueZ's manufacturer-data entries")
+    func anyEntry() throws {
+        let address = try #require(BluetoothAddress("49:22:11:00:21:42"))
+        let frame = AdvertisementFrame(
+            address: address, manufacturerData: [0xF1C2: [0x00, 0x1D, 0x02, 0x2C], 0xF9C2: [0x00, 0x10, 0x02, 0x2C]],
+            name: "TP357 (2142)")
+        #expect(AdvertisementDecoder.claim(frame, bindkey: nil)?.decoded == nil, "which entry is the newest is unknown")
+        let any = AdvertisementDecoder.claimAnyEntry(frame, bindkey: nil)
+        #expect(any?.decoder == "thermopro")
+        #expect(any?.summary?.hasPrefix("thermopro TP357 temperature=") == true, "\(String(describing: any?.summary))")
+        #expect(AdvertisementRouter.changedEntries([1: [1], 2: [2]], since: [1: [1]]) == [2: [2]])
+        #expect(AdvertisementRouter.changedEntries([1: [1], 2: [3]], since: [1: [1], 2: [2]]) == [2: [3]])
+        #expect(AdvertisementRouter.changedEntries([1: [1], 2: [2]], since: [:]) == nil, "all new: nothing to tell apart")
+        #expect(AdvertisementRouter.changedEntries([1: [1], 2: [2]], since: [1: [1], 2: [2]]) == nil)
+    }
 }

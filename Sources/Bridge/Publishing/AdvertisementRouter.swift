@@ -37,6 +37,10 @@ final class AdvertisementRouter: Sendable {
         var lastData: PacketKey?
         /// Whether the log said that the device needs a `bindkey` (once).
         var toldKey = false
+        /// The manufacturer data of the last data report: BlueZ keeps an entry for every company
+        /// id it has seen, and the families whose "company id" is data (ThermoPro, Inkbird,
+        /// SensorPush) are read from the entries the report changed.
+        var lastManufacturerData: [UInt16: [UInt8]] = [:]
         var lastSeen: BridgeInstant?
         var online = false
         var rssi: Int?
@@ -112,6 +116,8 @@ final class AdvertisementRouter: Sendable {
         var configured: Bool
         var cameOnline: Bool
         var firstPacket: Bool
+        /// The manufacturer data of the report before this one.
+        var previousManufacturerData: [UInt16: [UInt8]]
     }
 
     /// An advertisement from BlueZ; false when it is not an advertisement device's.
@@ -130,9 +136,11 @@ final class AdvertisementRouter: Sendable {
                 all.values[i].lastSeen = now
                 if let rssi = ad.rssi, rssi != 127 { all.values[i].rssi = rssi }
                 let r = all.values[i]
+                if ad.dataChanged { all.values[i].lastManufacturerData = ad.manufacturerData }
                 return Target(
                     topic: r.topic, segment: r.segment, bindkey: r.bindkey, mailbox: r.mailbox, configured: r.configured,
-                    cameOnline: came, firstPacket: r.lastPackets.isEmpty && r.lastData == nil)
+                    cameOnline: came, firstPacket: r.lastPackets.isEmpty && r.lastData == nil,
+                    previousManufacturerData: r.lastManufacturerData)
             })
         else { return false }
         lastAny.withLock { $0 = now }
@@ -146,7 +154,20 @@ final class AdvertisementRouter: Sendable {
         var decoded: DecodedAdvertisement?
         // The decoder of an encrypted frame no key opens (a configured device: published without values).
         var locked: String?
-        if let claim = AdvertisementDecoder.claim(frame, bindkey: target.bindkey, families: families) {
+        var claim = AdvertisementDecoder.claim(frame, bindkey: target.bindkey, families: families)
+        if ad.manufacturerData.count > 1, claim?.decoded == nil, claim?.needsKey != true,
+           let fresh = Self.changedEntries(ad.manufacturerData, since: target.previousManufacturerData)
+        {
+            // BlueZ's entries of every company id seen so far: the frame is what this report changed.
+            var latest = frame
+            latest.manufacturerData = fresh
+            if let retry = AdvertisementDecoder.claim(latest, bindkey: target.bindkey, families: families),
+               retry.decoded != nil || retry.needsKey
+            {
+                claim = retry
+            }
+        }
+        if let claim {
             switch claim.result {
             case .success(let d):
                 decoded = d
@@ -214,6 +235,14 @@ final class AdvertisementRouter: Sendable {
             if newValues { target.mailbox.send(.advertised) }
         }
         return true
+    }
+
+    /// The entries of `current` that are new or changed since `previous`; nil when none is, or
+    /// all are (nothing to tell apart).
+    static func changedEntries(_ current: [UInt16: [UInt8]], since previous: [UInt16: [UInt8]]) -> [UInt16: [UInt8]]? {
+        var fresh: [UInt16: [UInt8]] = [:]
+        for (id, bytes) in current where previous[id] != bytes { fresh[id] = bytes }
+        return fresh.isEmpty || fresh.count == current.count ? nil : fresh
     }
 
     /// The advertisement payload (SPEC §7, §13); `lockedBy`: the decoder of an encrypted frame no key opens.

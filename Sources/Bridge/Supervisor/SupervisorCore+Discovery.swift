@@ -128,7 +128,7 @@ extension SupervisorCore {
         let frame = AdvertisementFrame(
             address: dev.address, serviceData: dev.serviceData, manufacturerData: dev.manufacturerData, name: dev.localName,
             serviceUUIDs: dev.uuids)
-        return AdvertisementDecoder.claim(frame, bindkey: nil, families: families)?.decoded != nil
+        return AdvertisementDecoder.claimAnyEntry(frame, bindkey: nil, families: families)?.decoded != nil
     }
 
     // MARK: Discovery

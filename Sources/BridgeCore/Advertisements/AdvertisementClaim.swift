@@ -41,3 +41,24 @@ public struct AdvertisementClaim: Sendable, Hashable {
         }
     }
 }
+
+extension AdvertisementDecoder {
+    /// ``claim(_:bindkey:families:)``; when that reads nothing from a frame with several
+    /// manufacturer-data entries, the first entry (by company id, at most 16 tried) that a
+    /// decoder reads on its own. BlueZ keeps an entry for every company id a device ever sent,
+    /// and the families whose "company id" is data (ThermoPro, Inkbird, SensorPush) refuse a
+    /// frame with several: whether a device is a family's (`advertisements: decodable`, `scan`)
+    /// is still told by any one of them. Not for publishing: which entry is the newest is unknown.
+    public static func claimAnyEntry(
+        _ frame: AdvertisementFrame, bindkey: [UInt8]?, families: [any AdvertisementFamily.Type] = families
+    ) -> AdvertisementClaim? {
+        let whole = claim(frame, bindkey: bindkey, families: families)
+        guard frame.manufacturerData.count > 1, whole?.decoded == nil, whole?.needsKey != true else { return whole }
+        for id in frame.manufacturerData.keys.sorted().prefix(16) {
+            var single = frame
+            single.manufacturerData = [id: frame.manufacturerData[id] ?? []]
+            if let one = claim(single, bindkey: bindkey, families: families), one.decoded != nil || one.needsKey { return one }
+        }
+        return whole
+    }
+}

@@ -45,10 +45,10 @@ public enum AdvertisementDecoder {
     }
 }
 
-/// Rejects encrypted frames (BTHome, MiBeacon, Victron: every family that encrypts) whose counter
-/// does not increase: one per device, fed the
-/// ``DecodedAdvertisement/counter`` of each frame whose MIC verified. The first counter is
-/// always accepted (the bridge may start at any point of a device's life).
+/// Rejects encrypted frames (BTHome, MiBeacon, ...) whose counter does not increase: one per
+/// device, fed the ``DecodedAdvertisement/counter`` (and ``DecodedAdvertisement/counterBits``)
+/// of each frame whose MIC verified. The first counter is always accepted (the bridge may
+/// start at any point of a device's life).
 public struct BTHomeReplayGuard: Sendable, Hashable {
     /// The highest counter accepted so far.
     public private(set) var lastCounter: UInt32?

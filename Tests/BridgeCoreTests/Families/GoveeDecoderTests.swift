@@ -113,6 +113,8 @@ import Testing
         #expect(F.decode(F.frame(name: "GVH5183_2EC8", [0x67DD: "ef01000101e401800834ffff0000"])) == nil)
         #expect(F.decode(F.frame(name: "GV5121195A", [0xEF88: "59940000f0b91937ae50b6372c866ac2f3d061e717c02cef"])) == nil)
         #expect(F.decode(F.frame(name: "GVH51275E3F", [0x8803: "ec0001010111"])) == nil)
+        // An H5122's 0xEC88 entry beside its encrypted 0xEF88 one, even cut to 6 bytes, is no reading.
+        #expect(F.decode(F.frame(name: "GV51225634", [0xEC88: "0108f30ad232", 0xEF88: "f30a0000648248e86020622588c02fd258cb3f1b8544d930"])) == nil)
     }
 
     @Test func modelFromName() {

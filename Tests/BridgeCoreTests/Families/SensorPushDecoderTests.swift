@@ -54,6 +54,9 @@ import Testing
         #expect(F.values(F.frame(name: "SensorPush X", [0xF90C: "0d0000"])) == "failure")
         // Too long for any packed reading; an HT1 of 3 bytes; an HT1 whose type bits are not 1.
         #expect(F.values(F.frame(name: "SensorPush HT.w", [0x9A04: "c9a54600000000ff"])) == "failure")
+        // Each model has its length: an HT.w cut to 4 bytes, an HTP.xw of 6.
+        #expect(F.values(F.frame(name: "SensorPush HT.w", [0x9A04: "c9a5"])) == "failure")
+        #expect(F.values(F.frame(name: "SensorPush HTP.xw 1234", [0x1500: "821c4dd5"])) == "failure")
         #expect(F.values(F.frame(name: "s", [0x4834: "62"], uuids: Self.ht1)) == "failure")
         #expect(F.values(F.frame(name: "s", [0x4834: "6209"], uuids: Self.ht1)) == "failure")
     }

@@ -43,6 +43,8 @@ import Testing
     @Test func truncatedFramesFail() {
         #expect(F.values(F.frame(name: "TP357 (2142)", [0xF1C2: "001d02"])) == "failure")
         #expect(F.values(F.frame(name: "TP357 (2142)", [0xF1C2: ""])) == "failure")
+        // No reading and battery level 3: nothing in the frame.
+        #expect(F.values(F.frame(name: "TP357S (3C62)", [0xFFC2: "ffff230b01"])) == "failure")
     }
 
     @Test func foreignFramesAreNotThermoPro() {

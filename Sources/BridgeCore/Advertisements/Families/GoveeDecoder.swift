@@ -37,6 +37,9 @@ public enum GoveeDecoder: AdvertisementFamily {
 
     /// Decodes a Govee frame; nil for a frame that is not one.
     public static func decode(_ frame: AdvertisementFrame, key: [UInt8]?) -> Result<DecodedAdvertisement, AdvertisementDecodeError>? {
+        let md = frame.manufacturerData
+        guard md[markerEC88] != nil || md[marker8801] != nil || md[marker0001] != nil || frame.serviceUUIDs.contains(h5055UUID)
+        else { return nil }
         let code = modelCode(frame.name)
         // The markers are plain data bytes to the other name-told families (an Inkbird `sps` at
         // −50.48 °C starts `88 ec`): a frame whose name is theirs is not Govee's.
