@@ -41,7 +41,10 @@ struct FamilyIntegrationTests {
         Sensor(segment: "d7c17d5deb43", address: "D7:C1:7D:5D:EB:43", decoder: "switchbot", manufacturer: "SwitchBot",
                model: "Meter", frames: [["temperature": 24.6, "humidity": 53, "battery": 100]]),
         Sensor(segment: "492109096549", address: "49:21:09:09:65:49", decoder: "inkbird", manufacturer: "Inkbird",
-               model: "IBS-TH", frames: [["temperature": 20.44, "humidity": 48.07, "battery": 86]]),
+               model: "IBS-TH", frames: [
+                   ["temperature": 20.44, "humidity": 48.07, "battery": 86],
+                   ["temperature": 22.48, "humidity": 52.52, "battery": 100],
+               ]),
         Sensor(segment: "b859ce322142", address: "B8:59:CE:32:21:42", decoder: "thermopro", manufacturer: "ThermoPro",
                model: "TP357", frames: [["temperature": 24.1, "humidity": 29, "battery": 100]]),
         Sensor(segment: "cbb8334c884f", address: "CB:B8:33:4C:88:4F", decoder: "ruuvi", manufacturer: "Ruuvi Innovations Ltd.",
@@ -127,8 +130,9 @@ struct FamilyIntegrationTests {
         try await Harness.with(Self.options()) { harness in
             let ha = try await MQTTObserver.start(
                 broker: try #require(harness.broker), filters: ["ha/device/#"], directory: harness.directory, name: "ha")
-            // Every sensor publishes; the Govee, which alternates two frames without a counter,
-            // has each published in turn (A, B, A: all three).
+            // Every sensor publishes; the Govee and the Inkbird, which alternate two frames without
+            // a counter, have each published in turn (A, B, A: all three). The Inkbird's two frames
+            // have different "company ids" (data, in its format): BlueZ keeps both entries.
             for sensor in Self.house {
                 let wanted = sensor.frames.count > 1 ? 3 : 1
                 _ = try await harness.waitFor("ble/\(sensor.segment)/advertisement", timeout: .seconds(30)) { _ in
