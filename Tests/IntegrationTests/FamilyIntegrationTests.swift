@@ -152,8 +152,11 @@ struct FamilyIntegrationTests {
                     #expect(index != nil, "\(sensor.segment): values \(values), expected one of \(sensor.frames)")
                     if let index { order.append(index) }
                 }
-                // Frames without a packet counter: each differs from the one before.
-                #expect(zip(order, order.dropFirst()).allSatisfy { $0 != $1 }, "\(sensor.segment): \(order)")
+                // Each new frame once: BlueZ signals every report (a frame again every 500 ms), yet a
+                // payload repeats only when the bridge sends a device's last values again after it
+                // published its Home Assistant config (HomeAssistantSchedule): at most twice here.
+                let repeats = zip(order, order.dropFirst()).filter { $0 == $1 }.count
+                #expect(repeats <= 2, "\(sensor.segment): \(order)")
                 if sensor.frames.count > 1 {
                     #expect(Set(order).count == sensor.frames.count, "\(sensor.segment): every frame published: \(order)")
                 }
