@@ -657,7 +657,13 @@ async def check_polar_entities(ha: HA, snap: Snapshot, args) -> None:
             return [w for w in writes_log(args.work)[before:] if w[0] == POLAR and w[1] == "2a39"]
 
         got = await wait_for(written, 10)
-        published = [c for c in commands_log(args.work)[sent:] if c[0].endswith("/set")]
+
+        # The recording mosquitto_sub is another subscriber: the broker may deliver the .../set to
+        # the bridge (which writes) before it reaches commands.log (seen under load).
+        async def sets():
+            return [c for c in commands_log(args.work)[sent:] if c[0].endswith("/set")]
+
+        published = await wait_for(sets, 5)
         payload = bytes.fromhex(published[0][1]).decode("utf-8", "replace") if published else None
         if got and got[0][2] == "01" and payload is not None and command_bytes(payload) == "01":
             ok("heart rate control point button", f"{cp['entity_id']} pressed: {published[0][0]} {payload} -> "
@@ -1087,6 +1093,72 @@ async def phase_legacy_after(args, session) -> None:
         ok("upgrade keeps the heart rate entity", f"{entry['entity_id']}, now in the device-based config")
 
 
+# The SPEC §13 devices of scripts/homeassistant/families.yaml (bluez-sim replaying captured
+# frames): address -> (manufacturer, model, {value name: (device class, unit, accepted states)}).
+FAMILIES = {
+    # Govee H5075, two frames in turn (govee-ble's test frames): either frame's reading.
+    "A4:C1:38:5E:DB:F8": ("Govee", "H5075", {
+        "temperature": ("temperature", "°C", {21.6, 20.0}),
+        "humidity": ("humidity", "%", {49.8, 64.9}),
+        "battery": ("battery", "%", {100, 53}),
+    }),
+    # Xiaomi LYWSD03MMC, encrypted MiBeacon v5 opened with its bindkey (xiaomi-ble's test frame).
+    "A4:C1:38:02:83:F4": ("Xiaomi", "LYWSD03MMC", {
+        "humidity": ("humidity", "%", {46.7}),
+    }),
+}
+
+
+async def phase_families(args, session) -> None:
+    """SPEC §13 devices as Home Assistant shows them: manufacturer and model on the device, each
+    value a sensor with its device class, unit, state class and the decoded reading."""
+    ha = await connect(args, session)
+
+    def ready(s: Snapshot) -> bool:
+        return all(s.peripheral(a) and len(s.entities_of(s.peripheral(a))) >= len(values)
+                   for a, (_, _, values) in FAMILIES.items())
+
+    snap = await wait_settled(ha, ready, timeout=60)
+    for address, (manufacturer, model, values) in FAMILIES.items():
+        dev = snap.peripheral(address)
+        what = f"{manufacturer} {model} ({address})"
+        if dev is None:
+            fail(f"device {what}", "not in HA's device registry")
+            continue
+        if dev.get("manufacturer") == manufacturer and dev.get("model") == model:
+            ok(f"device {what}", f"name {dev.get('name')!r}, manufacturer {manufacturer!r}, model {model!r}")
+        else:
+            fail(f"device {what}", f"manufacturer {dev.get('manufacturer')!r}, model {dev.get('model')!r}")
+        entries = snap.entities_of(dev)
+        details = await entity_details(ha, entries)
+        for name, (device_class, unit, accepted) in values.items():
+            e = entity_matching(entries, snap, "sensor", device_class=device_class, unit=unit)
+            if e is None:
+                fail(f"{what} {name}", f"no sensor with device class {device_class} and unit {unit} among "
+                     f"{[describe(x, snap) for x in entries]}")
+                continue
+            st = snap.state(e["entity_id"]) or {}
+            attrs = st.get("attributes", {})
+            state = st.get("state")
+            try:
+                reading = float(state)
+            except (TypeError, ValueError):
+                reading = None
+            problems = []
+            if attrs.get("state_class") != "measurement":
+                problems.append(f"state_class {attrs.get('state_class')!r}")
+            if reading is None or not any(abs(reading - v) < 1e-6 for v in accepted):
+                problems.append(f"state {state!r}, expected one of {sorted(accepted)}")
+            original = (details.get(e["entity_id"]) or {}).get("original_device_class") or attrs.get("device_class")
+            if original != device_class:
+                problems.append(f"device class {original!r}")
+            if problems:
+                fail(f"{what} {name}", f"{e['entity_id']}: " + "; ".join(problems))
+            else:
+                ok(f"{what} {name}", f"{e['entity_id']} = {state} {unit} (device class {device_class}, measurement)")
+    await ha.close()
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("phase")
@@ -1103,6 +1175,7 @@ async def main() -> int:
     phases = {"setup": phase_setup, "discovery": phase_discovery, "bridge-stopped": phase_bridge_stopped,
               "bridge-started": phase_bridge_started, "ha-restarted": phase_ha_restarted,
               "legacy-before": phase_legacy_before, "legacy-after": phase_legacy_after,
+              "families": phase_families,
               "tracker-home": lambda a, s: phase_tracker(a, s, "home"),
               "tracker-away": lambda a, s: phase_tracker(a, s, "not_home")}
     async with aiohttp.ClientSession() as session:

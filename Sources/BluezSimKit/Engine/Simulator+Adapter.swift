@@ -106,9 +106,9 @@ extension Simulator {
                 let due = d.nextAdvertisement ?? (now + firstAdvertisementDelay(d))
                 if due <= now {
                     advertisement(d, adapter: a)
-                    // A broadcaster's advertisements come at its own pace (catching up at most
+                    // A device with its own interval (broadcast, replay) advertises at that pace (catching up at most
                     // one interval behind, so a busy machine does not make it burst).
-                    if let interval = d.spec.broadcast?.interval {
+                    if let interval = d.ownAdvertisingInterval {
                         let next = due + interval
                         d.nextAdvertisement = next < now - interval ? now : next
                     } else {
@@ -131,14 +131,20 @@ extension Simulator {
 
     /// One advertisement of `d` received by `a`: creates the device object or updates its RSSI.
     /// `passive`: seen by an advertisement monitor, not a discovery session (no filter applies).
-    func advertisement(_ d: SimulatedDevice, adapter a: SimulatedAdapter, passive: Bool = false) {
+    /// `replayed`: the frame of a replaying peripheral the caller already moved to; nil: this call moves it.
+    func advertisement(_ d: SimulatedDevice, adapter a: SimulatedAdapter, passive: Bool = false,
+                       replayed: ReplayFrame? = nil) {
+        // A replaying peripheral sends its next captured frame, whether this adapter's filter lets it through or not.
+        let replayed = replayed ?? (d.spec.replay.isEmpty ? nil : nextReplayFrame(d))
         let rssi = d.nextRSSI()
-        guard passive || a.accepts(d.spec, rssi: rssi) else { return }
+        guard passive || a.accepts(d.advertisedSpec, rssi: rssi) else { return }
         d.lastSeen = clock.now
+        if let frame = replayed { logReplayed(frame, of: d) }
         if !d.exported {
+            if let name = d.advertisedName { d.currentName = name }
             advertisementReports &+= 1
             exportDevice(d, rssi: rssi)
-            logger.info("device found", metadata: ["address": "\(d.spec.address)", "name": "\(d.spec.name ?? "")"])
+            logger.info("device found", metadata: ["address": "\(d.spec.address)", "name": "\(d.advertisedName ?? "")"])
             return
         }
         let previous = server.property(path: d.path, interface: BlueZNames.device, name: "RSSI")
@@ -147,7 +153,7 @@ extension Simulator {
         // advertisement, as BlueZ 5.66 did in the realbluez VM; a changing one when it changes.
         if previous != .int16(rssi) || d.meanRSSI == 127 { changes["RSSI"] = .int16(rssi) }
         // An advertising report sets Name/Alias back to the advertised name (after the GAP name).
-        if let name = d.spec.name, d.currentName != name {
+        if let name = d.advertisedName, d.currentName != name {
             d.currentName = name
             changes["Name"] = .string(name)
             changes["Alias"] = .string(name)
@@ -163,6 +169,20 @@ extension Simulator {
             changes["RSSI"] = .int16(rssi)
             emitted = frame
         }
+        if let frame = replayed {
+            // BlueZ signals the data of the report with its RSSI (DuplicateData: also when unchanged).
+            if !frame.serviceData.isEmpty { changes["ServiceData"] = Self.serviceDataValue(d.serviceData) }
+            if !frame.manufacturerData.isEmpty {
+                changes["ManufacturerData"] = Self.manufacturerDataValue(d.manufacturerData)
+            }
+            if !frame.uuids.isEmpty {
+                let uuids = DBusValue.stringArray(d.uuids)
+                if server.property(path: d.path, interface: BlueZNames.device, name: "UUIDs") != uuids {
+                    changes["UUIDs"] = uuids
+                }
+            }
+            changes["RSSI"] = .int16(rssi)
+        }
         d.hasRSSIProperty = true
         // Timestamped as the signal goes out (before, not after: the bridge may have published the
         // frame by then); scripts/bench-advertisements matches the advertisements to these lines.
@@ -174,6 +194,32 @@ extension Simulator {
         if let frame = emitted, let stamp, let log = notifyLog {
             log.append(prefix: Array("\(d.spec.address) \(frame.uuid) ".utf8), bytes: frame.bytes, time: stamp)
         }
+    }
+
+    /// Moves a replaying peripheral to its next captured frame (after the last: the first again).
+    func nextReplayFrame(_ d: SimulatedDevice) -> ReplayFrame {
+        let next = d.replayIndex + 1 < d.spec.replay.count ? d.replayIndex + 1 : 0
+        d.applyReplayFrame(next)
+        return d.spec.replay[next]
+    }
+
+    /// With `--log-broadcasts`: each entry of a replayed frame a client hears, to the notify log
+    /// (`<unix_ns> <address> <service data uuid | 0x + company id> <hex>`).
+    func logReplayed(_ frame: ReplayFrame, of d: SimulatedDevice) {
+        guard options.logBroadcasts, let log = notifyLog else { return }
+        let stamp = EventLog.unixTimeNanoseconds()
+        for (uuid, bytes) in frame.serviceData.sorted(by: { $0.key < $1.key }) {
+            log.append(prefix: Array("\(d.spec.address) \(uuid) ".utf8), bytes: bytes, time: stamp)
+        }
+        for (company, bytes) in frame.manufacturerData.sorted(by: { $0.key < $1.key }) {
+            log.append(prefix: Array("\(d.spec.address) \(Self.companyText(company)) ".utf8), bytes: bytes, time: stamp)
+        }
+    }
+
+    /// A company id as the notify log writes it: `0x` and four lowercase hex digits.
+    static func companyText(_ company: UInt16) -> String {
+        let hex = String(company, radix: 16)
+        return "0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
     /// Removes temporary (never connected) devices unseen for `temporaryTimeout` on adapters that

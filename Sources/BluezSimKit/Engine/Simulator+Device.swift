@@ -211,7 +211,7 @@ extension Simulator {
     /// `queryable: false`: signalled, but `Get`/`GetAll` keep saying false until the caller stores true.
     func markResolved(_ d: SimulatedDevice, queryable: Bool = true) {
         var changes: [String: DBusValue] = [:]
-        let uuids = Set(d.spec.advertisedServices).union(d.gatt.resolvedUUIDs).sorted()
+        let uuids = Set(d.advertisedUUIDs).union(d.gatt.resolvedUUIDs).sorted()
         if server.property(path: d.path, interface: BlueZNames.device, name: "UUIDs") != .stringArray(uuids) {
             changes["UUIDs"] = .stringArray(uuids)
         }
@@ -251,7 +251,7 @@ extension Simulator {
 
     /// `Device1.UUIDs` gains the resolved services (once; BlueZ then remembers them).
     func updateResolvedUUIDs(_ d: SimulatedDevice) {
-        var uuids = Set(d.spec.advertisedServices)
+        var uuids = Set(d.advertisedUUIDs)
         uuids.formUnion(d.gatt.resolvedUUIDs)
         let sorted = uuids.sorted()
         if server.property(path: d.path, interface: BlueZNames.device, name: "UUIDs") != .stringArray(sorted) {

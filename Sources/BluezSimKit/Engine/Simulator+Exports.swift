@@ -115,6 +115,11 @@ extension Simulator {
         .dictionary(key: "s", value: "v", data.keys.sorted().map { DBusDictEntry(.string($0), .variant(.bytes(data[$0]!))) })
     }
 
+    /// `ManufacturerData` as BlueZ has it: `a{qv}`, company id → `ay`.
+    static func manufacturerDataValue(_ data: [UInt16: [UInt8]]) -> DBusValue {
+        .dictionary(key: "q", value: "v", data.keys.sorted().map { DBusDictEntry(.uint16($0), .variant(.bytes(data[$0]!))) })
+    }
+
     func deviceProperties(_ d: SimulatedDevice, rssi: Int16?) -> [String: DBusValue] {
         let s = d.spec
         var p: [String: DBusValue] = [
@@ -137,11 +142,7 @@ extension Simulator {
             p["RSSI"] = .int16(rssi)
             if let tx = s.txPower { p["TxPower"] = .int16(tx) }
         }
-        if !s.manufacturerData.isEmpty {
-            p["ManufacturerData"] = .dictionary(key: "q", value: "v", s.manufacturerData.keys.sorted().map {
-                DBusDictEntry(.uint16($0), .variant(.bytes(s.manufacturerData[$0]!)))
-            })
-        }
+        if !d.manufacturerData.isEmpty { p["ManufacturerData"] = Self.manufacturerDataValue(d.manufacturerData) }
         if !d.serviceData.isEmpty { p["ServiceData"] = Self.serviceDataValue(d.serviceData) }
         if !s.advertisingFlags.isEmpty { p["AdvertisingFlags"] = .bytes(s.advertisingFlags) }
         return p

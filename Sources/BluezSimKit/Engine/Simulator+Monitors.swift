@@ -110,13 +110,22 @@ extension Simulator {
             var wake = now + .seconds(1)
             if a.powered && !a.discovering {
                 for d in devices(of: a) where d.inRange && advertises(d) {
-                    let matches = a.monitorApps.mapValues { $0.matching(d.spec, serviceData: d.serviceData) }
-                    guard matches.values.contains(where: { !$0.isEmpty }) else { continue }
+                    // A replaying peripheral's frames differ: each is matched as it is sent.
+                    let replaying = !d.spec.replay.isEmpty
+                    var matches = a.monitorApps.mapValues { $0.matching(d.advertisedSpec, serviceData: d.serviceData) }
+                    guard replaying || matches.values.contains(where: { !$0.isEmpty }) else { continue }
                     let due = d.nextAdvertisement ?? (now + firstAdvertisementDelay(d))
                     if due <= now {
-                        advertisement(d, adapter: a, passive: true)
-                        let interval = d.spec.broadcast?.interval ?? settings.rssiInterval
+                        let interval = d.ownAdvertisingInterval ?? settings.rssiInterval
                         d.nextAdvertisement = due + interval < now - interval ? now : due + interval
+                        var frame: ReplayFrame?
+                        if replaying {
+                            frame = nextReplayFrame(d)
+                            matches = a.monitorApps.mapValues { $0.matching(d.advertisedSpec, serviceData: d.serviceData) }
+                        }
+                        wake = min(wake, d.nextAdvertisement!)
+                        guard matches.values.contains(where: { !$0.isEmpty }) else { continue }
+                        advertisement(d, adapter: a, passive: true, replayed: frame)
                         for (key, monitors) in matches {
                             for m in monitors where a.monitorApps[key]?.found.insert(m.path + " " + d.path).inserted == true {
                                 callMonitor(sender: a.monitorApps[key]!.sender, path: m.path, "DeviceFound", [.objectPath(d.path)])

@@ -57,6 +57,14 @@ final class SimulatedDevice {
     var serviceData: [String: [UInt8]]
     /// Broadcast packets sent so far.
     var broadcastCount: UInt32 = 0
+    /// Manufacturer data of its advertisements: the scenario's, updated by each replayed frame.
+    var manufacturerData: [UInt16: [UInt8]]
+    /// Service UUIDs advertised so far (BlueZ adds those of each report to `UUIDs`).
+    var advertisedUUIDs: [String]
+    /// The name its advertisements carry now: the replayed frame's, else the scenario's `name`.
+    var advertisedName: String?
+    /// The replayed frame advertised last (scenario `replay`); -1 before the first.
+    var replayIndex = -1
     /// Last time an advertisement was reported.
     var lastSeen: ContinuousClock.Instant?
     /// When the next advertisement is due while its adapter discovers.
@@ -100,6 +108,9 @@ final class SimulatedDevice {
         self.currentName = spec.name
         self.random = SplitMix64(seed: settings.seed, text: "rssi" + spec.address)
         self.serviceData = spec.serviceData
+        self.manufacturerData = spec.manufacturerData
+        self.advertisedUUIDs = spec.advertisedServices
+        self.advertisedName = spec.name
         if let broadcast = spec.broadcast {
             let frame = BroadcastFrames.frame(broadcast, packet: 0, address: spec.address)
             serviceData[frame.uuid] = frame.bytes
@@ -138,9 +149,40 @@ final class SimulatedDevice {
         return v
     }
 
+    /// Takes frame `index` of the scenario's `replay` as what the peripheral advertises now: its
+    /// service and manufacturer data replace the entries of the same UUIDs and company ids (BlueZ
+    /// keeps the others), its UUIDs add to the advertised ones, its name (else the scenario's) is
+    /// the advertised name.
+    func applyReplayFrame(_ index: Int) {
+        guard spec.replay.indices.contains(index) else { return }
+        let frame = spec.replay[index]
+        replayIndex = index
+        for (uuid, bytes) in frame.serviceData { serviceData[uuid] = bytes }
+        for (company, bytes) in frame.manufacturerData { manufacturerData[company] = bytes }
+        for uuid in frame.uuids where !advertisedUUIDs.contains(uuid) { advertisedUUIDs.append(uuid) }
+        advertisedName = frame.name ?? spec.name
+    }
+
+    /// What a discovery filter or an advertisement monitor sees of the peripheral now: the scenario's
+    /// description with the replayed frame's name, UUIDs and manufacturer data.
+    var advertisedSpec: PeripheralSpec {
+        guard !spec.replay.isEmpty else { return spec }
+        var s = spec
+        s.name = advertisedName
+        s.advertisedServices = advertisedUUIDs
+        s.manufacturerData = manufacturerData
+        return s
+    }
+
+    /// Time between two of its advertisements: a broadcast's interval, else the scenario's
+    /// `advertising_interval`; nil: the scenario's `rssi_interval`.
+    var ownAdvertisingInterval: Duration? {
+        spec.broadcast?.interval ?? spec.advertisingInterval
+    }
+
     /// The `Device1.UUIDs` value: advertised services, plus every resolved service once connected.
     var uuids: [String] {
-        var set = Set(spec.advertisedServices)
+        var set = Set(advertisedUUIDs)
         if gattExported || servicesKnown { set.formUnion(gatt.resolvedUUIDs) }
         return set.sorted()
     }

@@ -167,6 +167,11 @@ public struct PeripheralSpec: Sendable {
     public var services: [ServiceSpec]
     /// Sensor readings broadcast in its advertisements (service data), when any.
     public var broadcast: BroadcastSpec?
+    /// Captured advertisements it sends in turn, one per advertisement (scenario `replay`); empty: none.
+    public var replay: [ReplayFrame] = []
+    /// Its advertising period (scenario `advertising_interval`); nil: the scenario's `rssi_interval`
+    /// (a `broadcast`'s own interval wins).
+    public var advertisingInterval: Duration?
     /// What it does when a central pairs (scenario `pairing`, `passkey`; default Just Works).
     public var pairing: PeripheralPairing = .justWorks
     /// A phone or watch with privacy (scenario `irk`): it advertises from a resolvable private address of this key,

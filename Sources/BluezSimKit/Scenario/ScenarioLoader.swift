@@ -180,7 +180,7 @@ struct ScenarioReader {
             "manufacturer_data", "service_data", "advertising_flags", "known", "paired", "trusted", "in_range",
             "advertise_delay", "connect_delay", "resolve_delay", "resolve_delay_cached", "disconnect_delay", "mtu",
             "count", "services", "gap_name", "broadcast", "advertise_while_connected", "pairing", "passkey",
-            "irk", "rotate_every", "ibeacon",
+            "irk", "rotate_every", "ibeacon", "replay", "advertising_interval",
         ])
         guard let addressNode = m["address"] else { throw fail(node, "device needs an address") }
         var spec = PeripheralSpec(address: try address(addressNode))
@@ -228,6 +228,7 @@ struct ScenarioReader {
             spec.advertisedServices = spec.services.filter(\.primary).map(\.uuid)
         }
         try privacy(m, device: node, into: &spec)
+        try replay(m, device: node, into: &spec)
         let count = try m["count"].map { n throws(ScenarioError) in try integer(n, in: 1...10_000) } ?? 1
         if count > 1, spec.irk != nil { throw fail(m["count"], "a device with an irk cannot have copies (count)") }
         var copies = [spec]

@@ -203,6 +203,11 @@ final class PropertyRecorder: Sendable {
         changes.list.withLock { $0.compactMap { $0[name] } }
     }
 
+    /// Every signal's changed properties, in order.
+    func all() -> [[String: DBusValue]] {
+        changes.list.withLock { $0 }
+    }
+
     /// Waits until `name` was signalled with `value` (at least `count` times).
     func wait(for name: String, _ value: DBusValue, count: Int = 1) async throws {
         try await eventually("PropertiesChanged \(name) = \(value)") {
