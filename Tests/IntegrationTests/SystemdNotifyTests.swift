@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -24,12 +25,12 @@ struct SystemdNotifyTests {
             var queued: [String] = []
             while let message = await socket.receive(ms: 0) { queued.append(message) }
             #expect(queued.allSatisfy { $0 == "WATCHDOG=1" }, "\(queued)")
-            var pings: [String] = []
-            // A rate is measured over real time: this window is the measurement, not a wait.
-            let window = ContinuousClock.now + .milliseconds(3000)
-            while ContinuousClock.now < window {
-                if let message = await socket.receive(ms: 50) { pings.append(message) }
-            }
+            // A rate is measured over real time: this window is the measurement, not a wait. The
+            // datagrams are counted by when they arrived (a reader thread stamps them), not by
+            // when this task, which shares a busy pool with the other tests, gets to read them.
+            let start = ContinuousClock.now
+            try await Task.sleep(until: start + .milliseconds(3000))
+            let pings = socket.arrivals(from: start, to: start + .milliseconds(3000))
             #expect(pings.allSatisfy { $0 == "WATCHDOG=1" }, "\(pings)")
             #expect((3...8).contains(pings.count), "\(pings.count) pings in 3 s")
             bridge.send(SIGTERM)
@@ -47,8 +48,16 @@ struct SystemdNotifyTests {
 }
 
 /// A datagram socket in the abstract namespace, standing in for systemd's notification socket.
+/// A thread of its own reads it and stamps each datagram with its arrival time.
 private final class DatagramListener: Sendable {
     let fd: Int32
+    /// What the reader thread shares with the test.
+    private final class Inbox: Sendable {
+        let items = Mutex<[(message: String, at: ContinuousClock.Instant)]>([])
+        let stopped = Atomic<Bool>(false)
+        let done = Atomic<Bool>(false)
+    }
+    private let inbox = Inbox()
 
     init(abstract name: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
@@ -64,23 +73,48 @@ private final class DatagramListener: Sendable {
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
         }
         guard rc == 0 else { throw HarnessError("bind \(name): errno \(errno)") }
+        let inbox = self.inbox
+        let thread = Thread {
+            while !inbox.stopped.load(ordering: .relaxed) {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 50) == 1 else { continue }
+                var buffer = [UInt8](repeating: 0, count: 512)
+                let n = recv(fd, &buffer, buffer.count, 0)
+                guard n >= 0 else { continue }
+                let message = String(decoding: buffer[0..<n], as: UTF8.self)
+                let now = ContinuousClock.now
+                inbox.items.withLock { $0.append((message, now)) }
+            }
+            inbox.done.store(true, ordering: .releasing)
+        }
+        thread.start()
     }
 
-    deinit { close(fd) }
+    deinit {
+        inbox.stopped.store(true, ordering: .relaxed)
+        // The reader polls at most 50 ms more before it sees the flag; the descriptor closes after.
+        let deadline = ContinuousClock.now + .seconds(2)
+        while !inbox.done.load(ordering: .acquiring) && ContinuousClock.now < deadline { usleep(5_000) }
+        close(fd)
+    }
 
-    /// The next datagram, waiting at most `ms` without holding a thread of the cooperative pool.
+    /// The next datagram not read yet, waiting at most `ms` (polling the inbox: no thread of the
+    /// cooperative pool is held).
     func receive(ms: Int32 = 2000) async -> String? {
         let deadline = ContinuousClock.now + .milliseconds(ms)
         while true {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            if poll(&p, 1, 0) == 1 {
-                var buffer = [UInt8](repeating: 0, count: 512)
-                let n = recv(fd, &buffer, buffer.count, 0)
-                return n >= 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
-            }
+            if let first = inbox.items.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return first.message }
             guard ContinuousClock.now < deadline else { return nil }
-            // A socket in the cooperative pool has no event to await: poll it at a short interval.
             try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// The datagrams that arrived in `[from, to)` and were not read yet, removed from the inbox.
+    func arrivals(from: ContinuousClock.Instant, to: ContinuousClock.Instant) -> [String] {
+        inbox.items.withLock { all in
+            let picked = all.filter { $0.at >= from && $0.at < to }
+            all.removeAll { $0.at >= from && $0.at < to }
+            return picked.map(\.message)
         }
     }
 }
