@@ -104,7 +104,7 @@ struct AdvertisementIntegrationTests {
             // The bridge logs each frame it drops: three frames of the device (one every 500 ms)
             // handled and not published; the first, which brought it online, a second before.
             try await harness.waitForBridgeLogLines(count: 3, "frames of \(Self.encrypted) dropped") {
-                $0.contains("\(Self.encrypted): bthome_v2 advertisement dropped")
+                $0.contains("\(Self.encrypted): advertisement dropped (bthome_v2)")
             }
             #expect(Self.payloads(harness, "secret").isEmpty, "frames with a wrong MIC are never published")
             // The simulator has reported the phone; the bridge's device list, asked afterwards,
