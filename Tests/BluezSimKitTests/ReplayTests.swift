@@ -6,7 +6,8 @@ import Testing
 
 /// `replay`: a device advertises captured frames (service data, manufacturer data, name, UUIDs) in
 /// turn at its `advertising_interval`, as BlueZ shows them: one `PropertiesChanged` per report with
-/// the data it carried and its RSSI, entries of other UUIDs or company ids kept, UUIDs adding up.
+/// the data it carried and its RSSI, entries of other UUIDs or company ids kept (with `DuplicateData`:
+/// of the other kind of data only), UUIDs adding up.
 @Suite(.serialized) struct ReplayTests {
     static let address = "A4:C1:38:00:00:01"
     // Two frames in the MiBeacon layout and one in Govee's, with its name and advertised UUID (the
@@ -161,6 +162,46 @@ import Testing
             #expect(try await h.property(path, BlueZNames.device, "UUIDs").strings == [Self.full("ec88")])
             // A device that never advertises the UUID is never reported.
             #expect((try? await h.property(h.devicePath("C0:FF:EE:00:00:09"), BlueZNames.device, "Address")) == nil)
+        }
+    }
+
+    /// An Inkbird's two frames (inkbird-ble's test frames): its "company id" is data, each frame another.
+    static let inkbird = """
+        settings: { advertise_delay: 10ms, advertise_jitter: 0ms, rssi_interval: 1s }
+        devices:
+          - name: sps
+            address: "49:21:09:09:65:49"
+            advertising_interval: 50ms
+            advertise: []
+            replay:
+              - { manufacturer_data: { 0x07fc: "c71200c83d5606" } }
+              - { manufacturer_data: { 0x08c8: "84140088996406" } }
+        """
+
+    @Test("DuplicateData: each report's ManufacturerData alone (bluetoothd clears it per report); without it the entries add up",
+          arguments: [true, false])
+    func duplicateDataReplaces(duplicate: Bool) async throws {
+        try await SimHarness.run(Self.inkbird) { h in
+            let adapter = BlueZNames.adapterPath("hci0")
+            if duplicate {
+                try await h.call(adapter, BlueZNames.adapter, "SetDiscoveryFilter", [
+                    .dictionary(key: "s", value: "v", [DBusDictEntry(.string("DuplicateData"), .variant(.bool(true)))]),
+                ])
+            }
+            let path = h.devicePath("49:21:09:09:65:49")
+            let recorder = PropertyRecorder(h.client, path: path)
+            try await h.call(adapter, BlueZNames.adapter, "StartDiscovery")
+            try await eventually("four reports with data") {
+                recorder.all().filter { $0["ManufacturerData"] != nil }.count >= 4
+            }
+            let reports = recorder.all().compactMap { Self.manufacturerData($0["ManufacturerData"]) }
+            if duplicate {
+                #expect(reports.allSatisfy { $0.count == 1 }, "\(reports)")
+                let ids = reports.compactMap(\.keys.first)
+                #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 != $1 }, "frames in turn: \(ids)")
+            } else {
+                #expect(reports.last?.keys.sorted() == [0x07FC, 0x08C8], "\(reports)")
+            }
         }
     }
 }

@@ -142,6 +142,46 @@ import Testing
         #expect(config["components"]?["adv_battery"]?["device_class"]?.stringValue == "battery")
     }
 
+    @Test("Home Assistant's 'last values again' after a config, or its birth, does not publish an advertisement's packet a second time")
+    func homeAssistantResendIsNoRepeat() async throws {
+        let h = try RuntimeHarness(RuntimeHarness.base + """
+
+            bluetooth: { advertisements: decodable }
+            homeassistant: { discovery: true }
+            devices:
+              - match: { address: "\(Self.address)" }
+                name: living_room
+                connection: advertisement
+            """)
+        let configured = Self.advertiser(h)
+        // A family without a packet id (ThermoPro TP357, thermopro-ble's test frame), picked up by decodable.
+        let thermo = h.central.addDevice("B8:59:CE:32:21:42", name: "TP357 (2142)", services: [:])
+        let topics = ["ble/living_room/advertisement", "ble/b859ce322142/advertisement"]
+        try await h.run {
+            try await h.eventually("discovery") { !h.central.calls("StartDiscovery").isEmpty }
+            h.central.advertise(configured, serviceData: ["181a": Self.pvvx(counter: 9)])
+            h.central.advertise(thermo, manufacturerData: [0xF1C2: [0x00, 0x1D, 0x02, 0x2C]])
+            try await h.eventually("both devices' configs") {
+                h.broker.last("homeassistant/device/ble_a4c138000005/config")?.contains("adv_temperature") == true
+                    && h.broker.last("homeassistant/device/ble_b859ce322142/config")?.contains("adv_temperature") == true
+            }
+            // BlueZ reports the same packets again (DuplicateData); the resend is due 2 s after the configs.
+            h.central.advertise(configured, rssi: -60, serviceData: ["181a": Self.pvvx(counter: 9)])
+            h.central.advertise(thermo, rssi: -60, manufacturerData: [0xF1C2: [0x00, 0x1D, 0x02, 0x2C]])
+            try await h.advance(.seconds(5))
+            for topic in topics { #expect(h.broker.texts(topic).count == 1, "\(topic): \(h.broker.texts(topic))") }
+            // Home Assistant comes online again: configs again, the packets still not.
+            h.command("homeassistant/status", "online")
+            try await h.advance(.seconds(5))
+            for topic in topics { #expect(h.broker.texts(topic).count == 1, "\(topic): \(h.broker.texts(topic))") }
+            // A new packet is published, once.
+            h.central.advertise(configured, serviceData: ["181a": Self.pvvx(counter: 10)])
+            try await h.eventually("the new packet") { h.broker.texts(topics[0]).count == 2 }
+            try await h.advance(.seconds(5))
+            #expect(h.broker.texts(topics[0]).count == 2)
+        }
+    }
+
     @Test("BlueZ dropping a quiet advertiser's object does not end it: its next advertisement is published, availability follows the timeout")
     func temporaryDeviceRemoved() async throws {
         let h = try RuntimeHarness(RuntimeHarness.base + """

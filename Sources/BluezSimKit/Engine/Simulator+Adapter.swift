@@ -135,7 +135,7 @@ extension Simulator {
     func advertisement(_ d: SimulatedDevice, adapter a: SimulatedAdapter, passive: Bool = false,
                        replayed: ReplayFrame? = nil) {
         // A replaying peripheral sends its next captured frame, whether this adapter's filter lets it through or not.
-        let replayed = replayed ?? (d.spec.replay.isEmpty ? nil : nextReplayFrame(d))
+        let replayed = replayed ?? (d.spec.replay.isEmpty ? nil : nextReplayFrame(d, duplicateData: a.duplicateData))
         let rssi = d.nextRSSI()
         guard passive || a.accepts(d.advertisedSpec, rssi: rssi) else { return }
         d.lastSeen = clock.now
@@ -196,10 +196,11 @@ extension Simulator {
         }
     }
 
-    /// Moves a replaying peripheral to its next captured frame (after the last: the first again).
-    func nextReplayFrame(_ d: SimulatedDevice) -> ReplayFrame {
+    /// Moves a replaying peripheral to its next captured frame (after the last: the first again);
+    /// `duplicateData`: as a discovery with `DuplicateData` reports it (``SimulatedDevice/applyReplayFrame(_:duplicateData:)``).
+    func nextReplayFrame(_ d: SimulatedDevice, duplicateData: Bool) -> ReplayFrame {
         let next = d.replayIndex + 1 < d.spec.replay.count ? d.replayIndex + 1 : 0
-        d.applyReplayFrame(next)
+        d.applyReplayFrame(next, duplicateData: duplicateData)
         return d.spec.replay[next]
     }
 

@@ -120,7 +120,7 @@ extension Simulator {
                         d.nextAdvertisement = due + interval < now - interval ? now : due + interval
                         var frame: ReplayFrame?
                         if replaying {
-                            frame = nextReplayFrame(d)
+                            frame = nextReplayFrame(d, duplicateData: a.duplicateData)
                             matches = a.monitorApps.mapValues { $0.matching(d.advertisedSpec, serviceData: d.serviceData) }
                         }
                         wake = min(wake, d.nextAdvertisement!)

@@ -151,12 +151,16 @@ final class SimulatedDevice {
 
     /// Takes frame `index` of the scenario's `replay` as what the peripheral advertises now: its
     /// service and manufacturer data replace the entries of the same UUIDs and company ids (BlueZ
-    /// keeps the others), its UUIDs add to the advertised ones, its name (else the scenario's) is
-    /// the advertised name.
-    func applyReplayFrame(_ index: Int) {
+    /// keeps the others), or with `duplicateData` (a discovery client asked for `DuplicateData`:
+    /// bluetoothd clears each kind of data a report carries before adding the report's, see
+    /// Tests/realbluez/README.md) the whole `ServiceData` / `ManufacturerData` the frame carries;
+    /// its UUIDs add to the advertised ones, its name (else the scenario's) is the advertised name.
+    func applyReplayFrame(_ index: Int, duplicateData: Bool = false) {
         guard spec.replay.indices.contains(index) else { return }
         let frame = spec.replay[index]
         replayIndex = index
+        if duplicateData, !frame.serviceData.isEmpty { serviceData = [:] }
+        if duplicateData, !frame.manufacturerData.isEmpty { manufacturerData = [:] }
         for (uuid, bytes) in frame.serviceData { serviceData[uuid] = bytes }
         for (company, bytes) in frame.manufacturerData { manufacturerData[company] = bytes }
         for uuid in frame.uuids where !advertisedUUIDs.contains(uuid) { advertisedUUIDs.append(uuid) }
@@ -218,6 +222,10 @@ final class SimulatedAdapter {
         self.path = BlueZNames.adapterPath(spec.name)
         self.powered = spec.powered
     }
+
+    /// Whether a discovering client's filter asked for `DuplicateData` (bluetoothd's
+    /// `filter_duplicate_data`: a client without a filter does not count).
+    var duplicateData: Bool { discoveryClients.contains { filters[$0]?.duplicateData == true } }
 
     /// True when an advertisement of `device` at `rssi` passes the merged filter of the
     /// discovering clients (any client without a filter sees everything).

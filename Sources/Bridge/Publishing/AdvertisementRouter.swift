@@ -231,7 +231,11 @@ final class AdvertisementRouter: Sendable {
                 logger.warning(
                     "\(target.segment) (\(ad.address)): its \(locked) advertisements are encrypted: configure its advertisement bindkey to read them")
             }
-            values.publish(topic: target.topic, payload: Self.payload(ad, decoded, lockedBy: locked), device: target.segment)
+            // Not resendable: Home Assistant's "last values again" after a config would publish
+            // the same packet twice (SPEC §7).
+            values.publish(
+                topic: target.topic, payload: Self.payload(ad, decoded, lockedBy: locked), device: target.segment,
+                resendable: false)
             if newValues { target.mailbox.send(.advertised) }
         }
         return true

@@ -72,7 +72,8 @@ final class ValueRouter: Sendable {
     }
 
     /// Publishes the last value of every characteristic of `devices` (`nil`: of all) again, for
-    /// Home Assistant entities created after it was sent; returns how many.
+    /// Home Assistant entities created after it was sent; returns how many. Advertisement
+    /// packets are not among them (``publish(topic:payload:device:resendable:)``).
     func resendLast(devices: Set<String>?) -> Int {
         let values = locked { s in s.last.filter { devices?.contains($0.value.device) ?? true } }
         var sent = 0
@@ -155,22 +156,25 @@ final class ValueRouter: Sendable {
     }
 
     /// Publishes a payload of `device` (a value, or an advertisement) and counts it; while the
-    /// broker is away the latest payload per topic is held.
-    func publish(topic: String, payload: [UInt8], device: String) {
+    /// broker is away the latest payload per topic is held. `resendable`: whether Home Assistant's
+    /// resend (``resendLast(devices:)``) may send it again; an advertisement's packet is not
+    /// (SPEC §7: a packet is published once, its repeats are not).
+    func publish(topic: String, payload: [UInt8], device: String, resendable: Bool = true) {
+        let keep = keepsLast && resendable
         if mqtt.publish(topic: topic, payload: payload, qos: 0, retain: false) == nil {
             let now = Self.nowNs()
             locked { s in
                 s.published &+= 1
                 s.perDevice[device, default: DeviceValues()].count &+= 1
                 s.perDevice[device]!.lastNs = now
-                if keepsLast { s.last[topic] = (device, payload) }
+                if keep { s.last[topic] = (device, payload) }
             }
         } else {
             // Keep the latest value of each characteristic until the broker is back.
             locked { s in
                 s.failed &+= 1
                 if s.held.updateValue(payload, forKey: topic) != nil { s.dropped &+= 1 }
-                if keepsLast { s.last[topic] = (device, payload) }
+                if keep { s.last[topic] = (device, payload) }
             }
         }
     }

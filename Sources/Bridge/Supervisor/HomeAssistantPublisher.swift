@@ -9,8 +9,9 @@ import Logging
 /// its restart) would stay `unknown` until the next notification, and for good for a value read
 /// once. After configs went out the last values are therefore sent again, ``resendDelay`` later:
 /// Home Assistant subscribes an entity's state topic only once it has processed the config.
-/// When (that delay, the legacy window) is the core's (``HomeAssistantSchedule``); this type
-/// only publishes.
+/// Not an advertisement device's packet: SPEC §7 publishes a packet once (its entities wait for
+/// the device's next packet). When (that delay, the legacy window) is the core's
+/// (``HomeAssistantSchedule``); this type only publishes.
 struct HomeAssistantPublisher {
     /// How long after a config the last values are sent again.
     static let resendDelay: Duration = .seconds(2)
