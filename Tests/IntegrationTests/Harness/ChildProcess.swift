@@ -38,6 +38,7 @@ final class ChildProcess: @unchecked Sendable {
 
     private let lock = NSLock()
     private var ended: Termination?
+    private var endedAt: ContinuousClock.Instant?
 
     /// Starts `executable` with `arguments` and exactly `environment`; stdin is `/dev/null`.
     init(
@@ -104,8 +105,16 @@ final class ChildProcess: @unchecked Sendable {
         }
         let signal = status & 0x7f
         let termination: Termination = signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
-        lock.withLock { ended = termination }
+        let now = ContinuousClock.now
+        lock.withLock {
+            ended = termination
+            endedAt = now
+        }
     }
+
+    /// When the reaper thread saw the process end (a thread of its own: not delayed by a busy
+    /// cooperative pool, as the return of ``waitForExit(timeout:)`` may be); `nil` while it runs.
+    var exitedAt: ContinuousClock.Instant? { lock.withLock { endedAt } }
 
     /// How the process ended; `nil` while it runs.
     var termination: Termination? { lock.withLock { ended } }
