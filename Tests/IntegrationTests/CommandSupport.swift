@@ -63,10 +63,12 @@ enum Commands {
     ]
 
     /// Harness options: the commands scenario and ``config(timeout:queue:)``.
-    static func options(timeout: String = "3s", queue: Int? = nil, logLevel: String = "debug") -> HarnessOptions {
+    static func options(
+        timeout: String = "3s", queue: Int? = nil, logLevel: String = "debug", homeAssistant: Bool = true
+    ) -> HarnessOptions {
         var options = HarnessOptions()
         options.scenario = scenario
-        options.config = config(timeout: timeout, queue: queue)
+        options.config = config(timeout: timeout, queue: queue, homeAssistant: homeAssistant)
         options.logLevel = logLevel
         return options
     }
@@ -74,12 +76,16 @@ enum Commands {
     /// The bridge configuration: both services of the scenario, `uint16` and `utf8` formats on
     /// the echo devices' ``number`` and ``text``, short reconnect delays, `commands.timeout`
     /// (and `commands.queue` when given).
-    static func config(timeout: String, queue: Int?) -> @Sendable (Int) -> String {
+    /// `homeAssistant: false` turns discovery off, and with it the resend of every topic's last
+    /// value 2 s after the configs (a repeat of the latest notification, which a test counting a
+    /// stream's order would see).
+    static func config(timeout: String, queue: Int?, homeAssistant: Bool = true) -> @Sendable (Int) -> String {
         { port in
             """
             mqtt:
               url: mqtt://127.0.0.1:\(port)
               client_id: bridge-under-test
+            homeassistant: { discovery: \(homeAssistant) }
             bluetooth:
               adapter: hci0
               services: ["180d", "\(service)"]
