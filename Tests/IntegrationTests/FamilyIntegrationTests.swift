@@ -160,9 +160,11 @@ struct FamilyIntegrationTests {
                     if let index { order.append(index) }
                 }
                 // Each new frame once (SPEC §7): BlueZ signals every report (a frame again every
-                // 500 ms), Home Assistant's "last values again" after the configs does not repeat a
-                // packet either. Frames without a packet counter: each differs from the one before.
-                #expect(zip(order, order.dropFirst()).allSatisfy { $0 != $1 }, "\(sensor.segment): \(order)")
+                // 500 ms), never published again. The one repeat the bridge makes is Home
+                // Assistant's "last values again" 2 s after a device's configs (at most twice
+                // here: a config when the device is found, another when its model is known).
+                let repeats = zip(order, order.dropFirst()).filter { $0 == $1 }.count
+                #expect(repeats <= 2, "\(sensor.segment): \(order)")
                 if sensor.frames.count > 1 {
                     #expect(Set(order).count == sensor.frames.count, "\(sensor.segment): every frame published: \(order)")
                 }

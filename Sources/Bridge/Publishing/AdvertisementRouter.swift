@@ -231,11 +231,10 @@ final class AdvertisementRouter: Sendable {
                 logger.warning(
                     "\(target.segment) (\(ad.address)): its \(locked) advertisements are encrypted: configure its advertisement bindkey to read them")
             }
-            // Not resendable: Home Assistant's "last values again" after a config would publish
-            // the same packet twice (SPEC §7).
-            values.publish(
-                topic: target.topic, payload: Self.payload(ad, decoded, lockedBy: locked), device: target.segment,
-                resendable: false)
+            // Resendable, like a characteristic's value: Home Assistant's "last values again" after
+            // a config gives an entity created after this packet its state (a sensor that
+            // advertises rarely would stay unknown until its next packet).
+            values.publish(topic: target.topic, payload: Self.payload(ad, decoded, lockedBy: locked), device: target.segment)
             if newValues { target.mailbox.send(.advertised) }
         }
         return true

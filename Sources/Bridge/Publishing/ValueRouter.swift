@@ -72,8 +72,8 @@ final class ValueRouter: Sendable {
     }
 
     /// Publishes the last value of every characteristic of `devices` (`nil`: of all) again, for
-    /// Home Assistant entities created after it was sent; returns how many. Advertisement
-    /// packets are not among them (``publish(topic:payload:device:resendable:)``).
+    /// Home Assistant entities created after it was sent (advertisement packets included);
+    /// returns how many.
     func resendLast(devices: Set<String>?) -> Int {
         let values = locked { s in s.last.filter { devices?.contains($0.value.device) ?? true } }
         var sent = 0
@@ -157,8 +157,7 @@ final class ValueRouter: Sendable {
 
     /// Publishes a payload of `device` (a value, or an advertisement) and counts it; while the
     /// broker is away the latest payload per topic is held. `resendable`: whether Home Assistant's
-    /// resend (``resendLast(devices:)``) may send it again; an advertisement's packet is not
-    /// (SPEC §7: a packet is published once, its repeats are not).
+    /// resend (``resendLast(devices:)``) may send it again.
     func publish(topic: String, payload: [UInt8], device: String, resendable: Bool = true) {
         let keep = keepsLast && resendable
         if mqtt.publish(topic: topic, payload: payload, qos: 0, retain: false) == nil {

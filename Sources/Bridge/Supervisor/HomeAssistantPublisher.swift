@@ -9,9 +9,10 @@ import Logging
 /// its restart) would stay `unknown` until the next notification, and for good for a value read
 /// once. After configs went out the last values are therefore sent again, ``resendDelay`` later:
 /// Home Assistant subscribes an entity's state topic only once it has processed the config.
-/// Not an advertisement device's packet: SPEC §7 publishes a packet once (its entities wait for
-/// the device's next packet). When (that delay, the legacy window) is the core's
-/// (``HomeAssistantSchedule``); this type only publishes.
+/// An advertisement device's last packet too: its new entities would otherwise wait for the
+/// device's next packet, minutes for some sensors (the one repeat of a packet the bridge makes;
+/// BlueZ's repeats are never published, SPEC §7). When (that delay, the legacy window) is the
+/// core's (``HomeAssistantSchedule``); this type only publishes.
 struct HomeAssistantPublisher {
     /// How long after a config the last values are sent again.
     static let resendDelay: Duration = .seconds(2)
