@@ -74,8 +74,9 @@ enum AdvertisementFuzzing {
         case 2:
             roundTrip(payload, address: device, key: bindkey.flatMap { $0.count == 16 ? $0 : nil } ?? defaultKey, selector: selector)
         default:
+            // Battery service data and Apple's company id: no decoder's (0x0499 is Ruuvi's since SPEC §13).
             let frame = AdvertisementFrame(
-                address: device, serviceData: [BluetoothUUID(uuid16: 0x180F): payload], manufacturerData: [0x0499: payload])
+                address: device, serviceData: [BluetoothUUID(uuid16: 0x180F): payload], manufacturerData: [0x004C: payload])
             precondition(AdvertisementDecoder.decode(frame, bindkey: bindkey) == nil, "a decoder claimed an unknown frame")
         }
     }
