@@ -62,10 +62,19 @@ struct CutOffTests {
         #expect(test.client.publish(topic: topic, payload: Array("online".utf8), qos: 1, retain: true) == nil)
         #expect(try await broker.receiveOne(topic: topic) == "\(topic) online")
 
+        // The broker ends the silent session at 1.5 × keep-alive (the dangerous case: its will is out, another
+        // client may act on it); the network heals only after that.
+        relay.expireSilentAfter = .milliseconds(7_500)
         relay.silenced = true
         // Queued (the client does not know yet): written into the silence, unacknowledged.
         #expect(test.client.publish(topic: topic, payload: Array("stale".utf8), qos: 1, retain: true) == nil)
         _ = try await test.expectDisconnected(timeout: .seconds(20))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !relay.events.contains(where: { if case .expired = $0 { return true } else { return false } }) {
+            #expect(ContinuousClock.now < deadline, "the relay never ended the session: \(relay.events)")
+            guard ContinuousClock.now < deadline else { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
         // While away nothing is taken, in both modes.
         #expect(test.client.publish(MQTTMessage(topic: topic, payload: Array("away".utf8), qos: 1, retain: true))?.code == .noConnection)
         relay.silenced = false

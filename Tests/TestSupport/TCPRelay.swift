@@ -223,7 +223,8 @@ public final class TCPRelay: @unchecked Sendable {
             guard target >= 0 else { return }  // the broker side expired: what the client sends goes nowhere
             var offset = 0
             while offset < count {
-                let written = buffer.withUnsafeBytes { write(target, $0.baseAddress! + offset, count - offset) }
+                // MSG_NOSIGNAL: a side closed by its peer fails the send instead of raising SIGPIPE in the test process.
+                let written = buffer.withUnsafeBytes { send(target, $0.baseAddress! + offset, count - offset, Int32(MSG_NOSIGNAL)) }
                 if written <= 0 { break }
                 offset += written
             }
