@@ -91,7 +91,7 @@ let package = Package(
         // A private dbus-daemon for the tests that need a bus (Foundation is fine here: tests only).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "BridgeBase", "TestSupport"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit", "BridgeBase", "TestSupport"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),
         .testTarget(
@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),
         .testTarget(name: "BridgeBaseTests", dependencies: ["BridgeBase"]),
         .testTarget(name: "BluezSimKitTests", dependencies: ["BluezSimKit"]),
-        .testTarget(name: "IntegrationTests", dependencies: []),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport"]),
     ]
 )
 

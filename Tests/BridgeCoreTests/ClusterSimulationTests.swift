@@ -3,8 +3,9 @@ import Testing
 @testable import BridgeCore
 
 /// Several ``OwnershipCore``s against a model broker, over many random steps: crashes (last will after
-/// 1.5 × keepalive), clean stops, restarts, broker restarts, RSSI changes and message latencies below the
-/// claim wait. Rule 1 is checked after every step: never two links to one device, never two publishers of
+/// 1.5 × keepalive), clean stops, restarts, broker restarts, partitions (a bridge cut off from the broker while its
+/// radio works: it notices after a keepalive, SPEC §10 rule 7; the broker publishes its will at exactly 1.5 ×),
+/// RSSI changes and message latencies below the claim wait. Rule 1 is checked after every step: never two links to one device, never two publishers of
 /// an advertisement device. At the end, with every bridge back and every device in range, every device is
 /// served exactly once (the rules make progress).
 @Suite struct ClusterSimulationTests {
@@ -31,6 +32,7 @@ import Testing
         }
         #expect(model.stats.serves > 10)
         #expect(model.stats.crashes > 0 && model.stats.restarts > 0 && model.stats.handovers > 0)
+        #expect(model.stats.partitions > 0)
     }
 }
 
@@ -41,7 +43,11 @@ struct ClusterModel {
         case state(String), sightings(String), owner(String)
     }
 
-    struct Stats { var serves = 0, crashes = 0, restarts = 0, brokerRestarts = 0, handovers = 0 }
+    struct Stats { var serves = 0, crashes = 0, restarts = 0, brokerRestarts = 0, handovers = 0, partitions = 0 }
+
+    /// A bridge cut off from the broker (rule 7): what it sends is lost, nothing reaches it; it notices at
+    /// `noticeAt` (the bridge's keepalive after its last answered probe) and is reachable again at `healAt`.
+    struct CutOff { var noticeAt: Double, healAt: Double, noticed = false }
 
     static let ids = ["a", "b", "c"]
     static let devices: [String: ClusterService] = ["d1": .link, "d2": .link, "d3": .link, "adv": .listen]
@@ -64,6 +70,12 @@ struct ClusterModel {
     var nextSightings: [String: Double] = [:]
     var wills: [String: Double] = [:]
     var brokerBackAt: Double?
+    var cutOff: [String: CutOff] = [:]
+    /// The keepalive of the model's bridges (their will: 1.5 × after the broker last heard them).
+    static let keepAlive = 2.0
+    /// When a cut-off bridge notices, after the cut: a keepalive (rule 7's probe); libmosquitto alone takes up to
+    /// about 2.5 × (a PINGREQ a keepalive after the last packet, a keepalive for its answer, the misc tick).
+    var noticeAfter = ClusterModel.keepAlive
 
     init(seed: UInt64) {
         random = SplitMix64(seed: seed)
@@ -101,12 +113,13 @@ struct ClusterModel {
         online.insert(id)
         inbox[id] = []
         run(id, .brokerConnected)
-        publish(.state(id), Array("online".utf8))
+        publish(.state(id), Array("online".utf8), from: id)
         for (topic, payload) in retained.sorted(by: { $0.key < $1.key }) { inbox[id]!.append((now + latency(), topic, payload)) }
         nextSightings[id] = now
     }
 
     mutating func crash(_ id: String) {
+        cutOff[id] = nil
         cores[id] = nil
         online.remove(id)
         links[id] = []
@@ -121,7 +134,7 @@ struct ClusterModel {
         links[id] = []
         listening[id] = []
         pendingLinkDowns.removeAll { $0.bridge == id }
-        publish(.state(id), Array("offline".utf8))
+        publish(.state(id), Array("offline".utf8), from: id)
         cores[id] = nil
         online.remove(id)
         inbox[id] = nil
@@ -138,9 +151,9 @@ struct ClusterModel {
         switch action {
         case .publishOwner(let device, let bridge, let adapter):
             if bridge != id { stats.handovers += 1 }
-            publish(.owner(device), OwnerPayload(bridge: bridge, adapter: adapter, since: Int64(now)).jsonBytes)
+            publish(.owner(device), OwnerPayload(bridge: bridge, adapter: adapter, since: Int64(now)).jsonBytes, from: id)
         case .clearOwner(let device):
-            publish(.owner(device), [])
+            publish(.owner(device), [], from: id)
         case .serve(let device, _):
             stats.serves += 1
             if Self.devices[device] == .listen {
@@ -159,8 +172,9 @@ struct ClusterModel {
         }
     }
 
-    mutating func publish(_ topic: Topic, _ payload: [UInt8]) {
-        guard brokerBackAt == nil else { return }
+    mutating func publish(_ topic: Topic, _ payload: [UInt8], from id: String) {
+        // Cut off: lost, and what the bridge queued meanwhile is forgotten at its reconnection (forgetUnsentOnLoss).
+        guard brokerBackAt == nil, cutOff[id] == nil else { return }
         uplink.append((now + latency(), topic, payload))
     }
 
@@ -173,22 +187,23 @@ struct ClusterModel {
         }
         let payload = SightingsPayload(
             time: Int64(now), adapters: ["hci0": .init(freeSlots: max(0, Self.maxSlots - held.count))], devices: devices)
-        publish(.sightings(id), payload.jsonBytes)
+        publish(.sightings(id), payload.jsonBytes, from: id)
         nextSightings[id] = now + 5
     }
 
     // MARK: broker
 
     mutating func fireWills() {
-        for (id, at) in wills where at <= now {
+        for (id, at) in wills.sorted(by: { $0.key < $1.key }) where at <= now {
             wills[id] = nil
+            if cutOff[id] != nil { online.remove(id) }  // the broker ends the silent session
             if !online.contains(id) { brokerAccept(.state(id), Array("offline".utf8)) }
         }
     }
 
     mutating func brokerAccept(_ topic: Topic, _ payload: [UInt8]) {
         retained[topic] = payload.isEmpty ? nil : payload
-        for id in online.sorted() {
+        for id in online.sorted() where cutOff[id] == nil {
             let earliest = inbox[id]!.last?.at ?? now
             inbox[id]!.append((max(earliest, now + latency()), topic, payload))
         }
@@ -220,12 +235,13 @@ struct ClusterModel {
             brokerAccept(first.topic, first.payload)
         }
         fireWills()
+        stepPartitions()
         for down in pendingLinkDowns where down.at <= now {
             links[down.bridge, default: []].remove(down.device)
             run(down.bridge, .linkDown(device: down.device))
         }
         pendingLinkDowns.removeAll { $0.at <= now }
-        for id in Self.ids.sorted() where online.contains(id) {
+        for id in Self.ids.sorted() where online.contains(id) && cutOff[id] == nil {
             while let message = inbox[id]?.first, message.at <= now {
                 inbox[id]!.removeFirst()
                 run(id, Self.event(message.topic, message.payload))
@@ -245,7 +261,10 @@ struct ClusterModel {
             let device = Self.devices.keys.sorted()[Int(random.next() % 4)]
             rssi[id]![device] = chance(0.2) ? nil : -40 - Int(random.next() % 60)
         }
-        let alive = Self.ids.filter { cores[$0] != nil }
+        let alive = Self.ids.filter { cores[$0] != nil && cutOff[$0] == nil }
+        if alive.count > 1, brokerBackAt == nil, chance(0.001) {
+            partition(alive[Int(random.next() % UInt64(alive.count))], healAfter: noticeAfter + Double(random.next() % 300) * Self.dt)
+        }
         if alive.count > 1, chance(0.0015) {
             let id = alive[Int(random.next() % UInt64(alive.count))]
             if chance(0.5) { crash(id) } else { stopCleanly(id) }
@@ -255,7 +274,7 @@ struct ClusterModel {
             stats.restarts += 1
             start(dead[Int(random.next() % UInt64(dead.count))])
         }
-        if brokerBackAt == nil, chance(0.0004) {
+        if brokerBackAt == nil, cutOff.isEmpty, chance(0.0004) {
             stats.brokerRestarts += 1
             for id in online.sorted() { run(id, .brokerDisconnected) }
             online = []
@@ -267,6 +286,8 @@ struct ClusterModel {
 
     /// Every bridge back, every device in range of every bridge.
     mutating func settle() {
+        for id in cutOff.keys.sorted() { cutOff[id]!.healAt = min(cutOff[id]!.healAt, max(now, cutOff[id]!.noticeAt)) }
+        while !cutOff.isEmpty { step() }
         for id in Self.ids {
             for device in Self.devices.keys { rssi[id]![device] = rssi[id]![device] ?? -95 }
         }
@@ -275,5 +296,37 @@ struct ClusterModel {
             for id in Self.ids.sorted() where cores[id] != nil { connect(id) }
         }
         for id in Self.ids where cores[id] == nil { start(id) }
+    }
+}
+
+// MARK: partitions
+
+extension ClusterModel {
+    /// Cuts `id` off the broker now (its radio keeps working); healed `healAfter` seconds later (at least after it
+    /// noticed: a shorter blip is no loss, TCP delivers what waited).
+    mutating func partition(_ id: String, healAfter: Double) {
+        stats.partitions += 1
+        cutOff[id] = CutOff(noticeAt: now + noticeAfter, healAt: now + max(healAfter, noticeAfter + Self.dt))
+        inbox[id] = []
+        // The broker last heard it now at the latest: the will at exactly 1.5 × keepalive (EMQX, HiveMQ).
+        wills[id] = now + 1.5 * Self.keepAlive
+    }
+
+    /// A cut-off bridge notices (rule 7: it lets go of its links and stops serving), and is healed: it reconnects
+    /// (its old session ends: the will goes out if it had not) and reads the retained topics.
+    mutating func stepPartitions() {
+        for id in cutOff.keys.sorted() {
+            if !cutOff[id]!.noticed, cutOff[id]!.noticeAt <= now {
+                cutOff[id]!.noticed = true
+                run(id, .brokerDisconnected)
+            }
+            if cutOff[id]!.noticed, cutOff[id]!.healAt <= now {
+                cutOff[id] = nil
+                if let will = wills[id], will > now { wills[id] = now }
+                fireWills()
+                online.remove(id)
+                connect(id)
+            }
+        }
     }
 }

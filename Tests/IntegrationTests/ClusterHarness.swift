@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -13,6 +14,8 @@ struct ClusterOptions: Sendable {
     var config: @Sendable (_ id: String, _ port: Int) -> String
     /// The bridges' `--log-level`.
     var logLevel = "debug"
+    /// The hosts whose bridge reaches the broker through a ``TCPRelay`` (a network the test can cut).
+    var relayed: Set<String> = []
 }
 
 /// A cluster's world (SPEC §10): one mosquitto on a free loopback port, an ``MQTTObserver`` and a timestamped
@@ -30,6 +33,8 @@ final class ClusterHarness: @unchecked Sendable {
     private(set) var timedSubscriber: ChildProcess?
     /// The hosts, in the order of ``ClusterOptions/nodes``.
     private(set) var nodes: [ClusterNode] = []
+    /// The relays of ``ClusterOptions/relayed``, by host id.
+    private(set) var relays: [String: TCPRelay] = [:]
 
     private let lock = NSLock()
     private var timedParsedBytes = 0
@@ -68,6 +73,7 @@ final class ClusterHarness: @unchecked Sendable {
                 port = try Broker.freePort()
             }
         }
+        for id in options.relayed { relays[id] = try TCPRelay(upstreamPort: port) }
         observerOrNil = try await MQTTObserver.start(broker: broker!, directory: directory)
         try await startTimedSubscriber()
         for (id, scenario) in options.nodes {
@@ -101,7 +107,7 @@ final class ClusterHarness: @unchecked Sendable {
     /// Starts (or restarts) a host's bridge with the options' configuration.
     @discardableResult
     func startBridge(_ node: ClusterNode) throws -> ChildProcess {
-        try node.startBridge(config: options.config(node.id, port), logLevel: options.logLevel)
+        try node.startBridge(config: options.config(node.id, relays[node.id]?.port ?? port), logLevel: options.logLevel)
     }
 
     /// The host whose bridge has `id`.
@@ -120,6 +126,7 @@ final class ClusterHarness: @unchecked Sendable {
         for node in nodes { await node.stop() }
         if let observerOrNil { await observerOrNil.stop() }
         if let timedSubscriber { await timedSubscriber.stop(grace: .seconds(2)) }
+        for relay in relays.values { relay.stop() }
         if let broker { await broker.stop() }
         if ProcessInfo.processInfo.environment["KEEP_INTEGRATION_DIRS"] == "1" {
             print("cluster test directory kept: \(directory)")

@@ -31,7 +31,9 @@ public struct BridgeService: Service {
 
     /// The MQTT client configuration for a bridge configuration: the broker, its credentials and
     /// TLS files (with an `mqtts://` URL), the protocol, the keep-alive, the reconnect backoff of
-    /// `reconnect` (shared with the peripherals) and `offline` on `bridge/state` as last will.
+    /// `reconnect` (shared with the peripherals) and `offline` on `bridge/state` as last will; the keep-alive probe
+    /// (SPEC §10 rule 7: a silent broker is noticed within a keep-alive) and, in a cluster, nothing undelivered
+    /// sent after a loss (the broker has published the will: another bridge may own the devices by then).
     public static func mqttConfiguration(for config: BridgeConfig) -> MQTTConfiguration {
         let topics = TopicMapper(config: config)
         let url = config.mqtt.url
@@ -43,7 +45,9 @@ public struct BridgeService: Service {
             keepAlive: config.mqtt.keepAlive,
             will: MQTTMessage(topic: topics.bridgeState, payload: Array("offline".utf8), qos: 1, retain: true),
             reconnectDelay: config.reconnect.initialDelay,
-            maxReconnectDelay: config.reconnect.maxDelay)
+            maxReconnectDelay: config.reconnect.maxDelay,
+            probeTopic: topics.keepAliveProbe,
+            forgetUnsentOnLoss: config.cluster.enabled)
     }
 
     public func run() async throws {

@@ -51,6 +51,7 @@ public struct TopicMapper: Sendable {
         self.bridgeState = "\(own)/state"
         self.bridgeDevices = "\(own)/devices"
         self.bridgeHealth = "\(own)/health"
+        self.keepAliveProbe = "\(own)/keepalive"
         self.bridgeRequestFilter = "\(own)/request/+"
         self.setFilter = "\(baseTopic)/+/+/+/set"
         self.getFilter = "\(baseTopic)/+/+/+/get"
@@ -69,6 +70,9 @@ public struct TopicMapper: Sendable {
     public let bridgeState: String
     /// `{base}/bridge/health`, or `{base}/bridges/{id}/health` with the cluster on (SPEC §9, not retained).
     public let bridgeHealth: String
+    /// `{own}/keepalive`: the filter the MQTT client unsubscribes from as its keep-alive probe (SPEC §10 rule 7);
+    /// never subscribed, never published.
+    public let keepAliveProbe: String
     /// `{base}/bridge/devices`, or `{base}/bridges/{id}/devices` with the cluster on (retained JSON array).
     public let bridgeDevices: String
     /// `{base}/bridge/request/+`, or `{base}/bridges/{id}/request/+` with the cluster on: the filter for bridge

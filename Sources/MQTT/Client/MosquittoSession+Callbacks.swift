@@ -1,3 +1,4 @@
+import BridgeBase
 import CMosquitto
 import Logging
 
@@ -27,13 +28,16 @@ extension MosquittoSession {
             }
         }
         state.queuedSinceFlush += state.subscriptions.count
+        if configuration.probeTopic != nil {
+            state.liveness = BrokerLiveness(keepAliveMs: Int64(keepAliveSeconds) * 1000, connectedAtMs: PollLoop.nowMs())
+        }
         logger.info("connected to \(brokerURL)", metadata: ["mqtt.broker": "\(brokerURL)"])
         eventContinuation.yield(.connected)
         connectedWaiters.resumeAll()
     }
 
     func handleDisconnect(rc: Int32) {
-        let reason = rc == 0 ? "disconnected by the client" : Mosquitto.describe(rc)
+        let reason = state.cutOffReason ?? (rc == 0 ? "disconnected by the client" : Mosquitto.describe(rc))
         let wasConnected = connected.exchange(false, ordering: .acquiringAndReleasing)
         if wasConnected {
             if rc == 0 {
@@ -47,6 +51,11 @@ extension MosquittoSession {
         } else if state.attemptReason == nil {
             state.attemptReason = reason
         }
+    }
+
+    /// An UNSUBACK: the answer to a keep-alive probe (the session unsubscribes from nothing else).
+    func handleUnsubscribed(mid: Int32) {
+        state.liveness?.answered(mid: mid)
     }
 
     func handlePublished(mid: Int32) {

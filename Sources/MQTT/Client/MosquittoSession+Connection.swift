@@ -25,12 +25,16 @@ extension MosquittoSession {
     /// the connect's completion and the handshake's reads.
     func beginAttempt(first: Bool, nowMs: Int64) {
         state.attemptReason = nil
+        state.cutOffReason = nil
+        state.liveness = nil
         state.lastTLSError = nil
         state.attemptConnected = false
         state.writeBlocked = false
         setLogCallback(enabled: true)
+        let fresh = first || state.handleReset
+        state.handleReset = false
         let rc =
-            first
+            fresh
             ? mosquitto_connect_async(handle, configuration.host, Int32(clamping: configuration.port), keepAliveSeconds)
             : mosquitto_reconnect_async(handle)
         if rc != Mosquitto.success {
@@ -70,10 +74,61 @@ extension MosquittoSession {
         connectionEnded()
     }
 
+    /// ``MQTTConfiguration/forgetUnsentOnLoss``: reinitialises the handle, which frees every message libmosquitto
+    /// holds (it would send the unacknowledged QoS 1/2 ones again after reconnecting), and sets it up again; the
+    /// next attempt starts afresh. Called after a loss, with no socket and outside libmosquitto's callbacks.
+    func forgetUnsent() {
+        let forgotten = tracker.withLock { $0.forgetAll() }
+        let id = configuration.clientID
+        let object = Unmanaged.passUnretained(self).toOpaque()
+        let rc = id.isEmpty ? mosquitto_reinitialise(handle, nil, true, object) : mosquitto_reinitialise(handle, id, true, object)
+        if rc != Mosquitto.success {
+            logger.error("MQTT: cannot reset the client after the loss: \(Mosquitto.describe(rc))")
+        }
+        configureHandle()
+        state.handleReset = true
+        if forgotten > 0 {
+            logger.info(
+                "forgot \(forgotten) unacknowledged message(s): after a loss they are stale (the broker has published the will)",
+                metadata: ["mqtt.broker": "\(brokerURL)"])
+        }
+    }
+
+    /// ``MQTTConfiguration/probeTopic``: sends the probe when due, and ends a connection whose probes have gone
+    /// unanswered for a keep-alive (``BrokerLiveness``). Called every turn the session handles.
+    func checkLiveness(nowMs: Int64) {
+        guard state.phase == .connected, state.stop == nil, var liveness = state.liveness,
+            let topic = configuration.probeTopic
+        else { return }
+        if liveness.isCutOff(atMs: nowMs) {
+            let reason =
+                "no answer to the keep-alive probes for \(nowMs - liveness.confirmedMs) ms (keep-alive \(keepAliveSeconds) s)"
+            state.liveness = nil
+            state.cutOffReason = reason
+            closeSocket()
+            checkConnection(rc: Mosquitto.success)
+            return
+        }
+        if liveness.probeDue(atMs: nowMs) {
+            var mid: Int32 = 0
+            let rc = isV5 ? mosquitto_unsubscribe_v5(handle, &mid, topic, nil) : mosquitto_unsubscribe(handle, &mid, topic)
+            if rc == Mosquitto.success {
+                liveness.probeSent(mid: mid, atMs: nowMs)
+                state.queuedSinceFlush += 1
+            } else {
+                liveness.probeFailed(atMs: nowMs)
+                logger.warning("MQTT: the keep-alive probe on '\(topic)' failed: \(Mosquitto.describe(rc))")
+            }
+        }
+        state.liveness = liveness
+    }
+
     /// Waits before the next attempt (logged unless the connection had been established: its
     /// loss was logged and reported by `handleDisconnect`), or stops if a stop is in progress.
     func connectionEnded() {
         connected.store(false, ordering: .releasing)
+        state.liveness = nil
+        if configuration.forgetUnsentOnLoss && state.attemptConnected { forgetUnsent() }
         if state.stop != nil {
             finishOnLoop()
             return
@@ -227,7 +282,8 @@ extension MosquittoSession {
     /// loss) and a QoS 1/2 message is still handed over: libmosquitto keeps it and sends it
     /// after reconnecting.
     private func runPublish(_ message: MQTTMessage) {
-        guard state.phase != .stopped, message.qos > 0 || connected.load(ordering: .relaxed) else { return }
+        let keep = message.qos > 0 && !configuration.forgetUnsentOnLoss
+        guard state.phase != .stopped, keep || connected.load(ordering: .relaxed) else { return }
         if let error = publishOnLoop(
             topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain,
             responseTopic: message.responseTopic, correlationData: message.correlationData, evenIfDisconnected: true)

@@ -62,7 +62,7 @@ extension MosquittoSession: PollParticipant {
             var events = Int16(POLLIN)
             if mosquitto_want_write(handle) { events |= Int16(POLLOUT) }
             turn.watch(socket, events: events)
-            turn.wake(atMs: state.nextMiscMs)
+            turn.wake(atMs: state.liveness.map { min(state.nextMiscMs, $0.nextWakeMs) } ?? state.nextMiscMs)
         case .idle, .stopped:
             break
         }
@@ -91,6 +91,7 @@ extension MosquittoSession: PollParticipant {
             checkConnection(rc: rc)
             checkAttemptTimeout(nowMs: nowMs)
         }
+        checkLiveness(nowMs: nowMs)
         if case .waiting(let until) = state.phase, nowMs >= until {
             beginAttempt(first: false, nowMs: nowMs)
         }

@@ -22,6 +22,10 @@ extension MosquittoSession {
             guard let object else { return }
             Unmanaged<MosquittoSession>.fromOpaque(object).takeUnretainedValue().handlePublished(mid: mid)
         }
+        mosquitto_unsubscribe_v5_callback_set(handle) { _, object, mid, _ in
+            guard let object else { return }
+            Unmanaged<MosquittoSession>.fromOpaque(object).takeUnretainedValue().handleUnsubscribed(mid: mid)
+        }
         mosquitto_message_v5_callback_set(handle) { _, object, message, properties in
             guard let object, let message else { return }
             Unmanaged<MosquittoSession>.fromOpaque(object).takeUnretainedValue()

@@ -33,10 +33,20 @@ public struct MQTTConfiguration: Sendable {
     public var reconnectDelay: Duration = .milliseconds(500)
     /// The upper bound of the reconnection delay.
     public var maxReconnectDelay: Duration = .seconds(30)
+    /// The topic filter of the liveness probe, or `nil` for libmosquitto's keep-alive alone. With a filter, the
+    /// client sends an UNSUBSCRIBE of it every quarter keep-alive (never subscribe to it) and treats the connection
+    /// as lost once no probe sent in the last keep-alive was answered: within one keep-alive of the cut, before
+    /// the broker publishes the will (1.5 × keep-alive), where libmosquitto alone notices only after about 2 ×.
+    public var probeTopic: String?
+    /// Forget, at a connection loss, what was not delivered: the QoS 1/2 messages the broker has not
+    /// acknowledged (libmosquitto would send them again after reconnecting) and any publish made while the
+    /// connection is down. For a client whose messages are stale once the broker has published its will (a
+    /// cluster bridge: another bridge may own its devices by then).
+    public var forgetUnsentOnLoss = false
 
     /// Creates a configuration. Everything but the host and the client identifier has a default:
     /// port 1883, no credentials, no TLS, MQTT 5, 30 s keep-alive, no will, reconnection after
-    /// 500 ms doubling up to 30 s.
+    /// 500 ms doubling up to 30 s, no liveness probe, undelivered QoS 1/2 messages kept across a loss.
     public init(
         host: String,
         port: Int = 1883,
@@ -48,7 +58,9 @@ public struct MQTTConfiguration: Sendable {
         keepAlive: Duration = .seconds(30),
         will: MQTTMessage? = nil,
         reconnectDelay: Duration = .milliseconds(500),
-        maxReconnectDelay: Duration = .seconds(30)
+        maxReconnectDelay: Duration = .seconds(30),
+        probeTopic: String? = nil,
+        forgetUnsentOnLoss: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -61,6 +73,8 @@ public struct MQTTConfiguration: Sendable {
         self.will = will
         self.reconnectDelay = reconnectDelay
         self.maxReconnectDelay = maxReconnectDelay
+        self.probeTopic = probeTopic
+        self.forgetUnsentOnLoss = forgetUnsentOnLoss
     }
 
     /// Creates a configuration from a broker URL: `mqtt://host[:port]` (default port 1883) or

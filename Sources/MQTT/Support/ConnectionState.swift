@@ -41,6 +41,12 @@ struct ConnectionState {
     var attemptStartedMs: Int64 = 0
     /// When `mosquitto_loop_misc` (keep-alive) is due next.
     var nextMiscMs: Int64 = 0
+    /// Whether the broker still answers the probes (connected, with a probe topic only).
+    var liveness: BrokerLiveness?
+    /// Why the session itself ended the connection (no answer to the probes), for the loss's log line.
+    var cutOffReason: String?
+    /// The next attempt must start afresh (`mosquitto_connect_async`): the handle was reinitialised.
+    var handleReset = false
     /// Packets queued by us since the last flush (more than one: the flush corks the socket).
     var queuedSinceFlush = 0
     /// The last write stopped on a full socket buffer: wait for POLLOUT instead of flushing.

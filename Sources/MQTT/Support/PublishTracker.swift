@@ -21,6 +21,12 @@ struct PublishTracker: Sendable {
         if qos > 0 { unacknowledged.insert(mid) }
     }
 
+    /// Forgets every pending message (the handle that held them was reinitialised); returns how many.
+    mutating func forgetAll() -> Int {
+        defer { unacknowledged.removeAll(keepingCapacity: true) }
+        return unacknowledged.count
+    }
+
     /// Registers libmosquitto's `on_publish` for `mid` (after PUBACK/PUBCOMP for QoS 1/2, after
     /// the write for QoS 0). Returns whether nothing is pending any more.
     @discardableResult
