@@ -100,6 +100,8 @@ import Testing
         #expect(BlueZError(DBusError("org.bluez.Error.Failed", "le-connection-abort-by-local")).code == .failed)
         #expect(BlueZError(DBusError(DBusError.Name.noReply, "")).code == .timeout)
         #expect(BlueZError(DBusError(DBusError.Name.serviceUnknown, "")).code == .serviceUnavailable)
+        // A bus policy that refuses the bridge is not BlueZ missing (check-systemd found the log saying so).
+        #expect(BlueZError(DBusError(DBusError.Name.accessDenied, "Rejected send message")).code == .accessDenied)
         #expect(BlueZError(DBusError("com.example.Weird", "x")).code == .other)
     }
 }

@@ -174,8 +174,13 @@ public final class BlueZClient: Sendable {
             eventContinuation.yield(.serviceAvailable)
             return true
         } catch {
-            if BlueZError(error).code == .serviceUnavailable {
+            let bluez = BlueZError(error)
+            if bluez.code == .serviceUnavailable {
                 logger.debug("org.bluez is not on the bus yet")
+            } else if bluez.code == .accessDenied {
+                // Not BlueZ missing: the bus's policy for org.bluez (bluez's /etc/dbus-1/system.d/bluetooth.conf).
+                logger.error(
+                    "the D-Bus system bus denies this process access to org.bluez (\(bluez.message)): BlueZ's D-Bus policy (/etc/dbus-1/system.d/bluetooth.conf) must allow the user the bridge runs as, usually through the 'bluetooth' group (the packaged unit has SupplementaryGroups=bluetooth); retrying when org.bluez restarts")
             } else {
                 logger.warning("GetManagedObjects failed: \(error)")
             }

@@ -6,7 +6,10 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         case inProgress, failed, notReady, notPermitted, notSupported, notAuthorized, notConnected
         case alreadyConnected, alreadyExists, doesNotExist, invalidArguments, invalidValueLength
-        case authenticationFailed, timeout, noAdapter, serviceUnavailable, disconnected, cancelled, other
+        case authenticationFailed, timeout, noAdapter, serviceUnavailable, disconnected, cancelled
+        /// The bus's policy refuses this process (`org.freedesktop.DBus.Error.AccessDenied`).
+        case accessDenied
+        case other
     }
 
     /// The class of the error.
@@ -45,6 +48,7 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         case DBusError.Name.unknownObject, DBusError.Name.unknownMethod: code = .doesNotExist
         case DBusError.Name.disconnected: code = .disconnected
         case DBusError.Name.cancelled: code = .cancelled
+        case DBusError.Name.accessDenied: code = .accessDenied
         default: code = .other
         }
         self.init(code: code, name: error.name, message: error.message)

@@ -93,7 +93,7 @@ final class Supervisor {
             feed(.started(stored: known.all), .none, &group)
             await central.start()
             if !central.isAvailable {
-                logger.warning("org.bluez is not on the D-Bus: waiting for BlueZ (bluetoothd) to start")
+                logger.warning("org.bluez is not available on the D-Bus: waiting for BlueZ (bluetoothd)")
             }
             while !done {
                 switch await mailbox.receive(until: armDeadline(), clock: ctx.clock) {
