@@ -23,9 +23,18 @@ Optional adapter attributes:
                                                 reference rounds (say why in the adapter)
     OURS_ONLY = {"packet_id_x"}                 value names we report and the reference cannot
                                                 (present in ours only: not a disagreement)
-    THEENGS = False                             do not compare this family with TheengsDecoder
-    THEENGS_IGNORE = {"accx", "temperature"}    TheengsDecoder keys (or our value names) not compared
+    THEENGS = False                             do not compare this family with TheengsDecoder (only
+                                                where TheengsDecoder is the reference itself: pvvx)
+    THEENGS_IGNORE = {"accx", "temperature"}    TheengsDecoder keys (or our value names) never compared
+                                                (where it misreads the key on every frame)
     THEENGS_TOLERANCE = {"humidity": 0.01}      absolute tolerance per value name against TheengsDecoder
+    THEENGS_KEYS = {"mov": ("movement_counter", 1)}  TheengsDecoder keys mapped otherwise for this
+                                                family (our name, factor: ours = its value × factor)
+    THEENGS_EXCEPTIONS = [TheengsException(...)] values not compared on the frames where
+                                                TheengsDecoder is wrong by the format: per model
+                                                (its model_id) and key, with a predicate on the frame
+                                                (see TheengsException); every other value is compared.
+                                                Each one is counted in the report, by its label.
 
 Per family:
   1. pip-installs REQUIRES into the venv this runs in, under an exclusive flock of VENV.lock
@@ -82,6 +91,28 @@ THEENGS_KEYS = {
     "movecnt": ("movement_counter", 1), "mov": ("motion", None), "motion": ("motion", None),
     "lowbatt": ("battery_low", None),
 }
+
+
+class TheengsException:
+    """A TheengsDecoder value not compared on some frames, because the format says it is wrong there.
+
+    models: its model_ids (None: any); keys: its keys (or our value names); when(frame, theirs,
+    key) -> bool: whether it misreads `key` in this frame (default: in every frame of those
+    models), given the adapter's frame and TheengsDecoder's whole reading; label: the
+    short name the report counts it under; the reason (who is right, from the format) goes in the
+    adapter's comment next to it."""
+
+    def __init__(self, label, keys, models=None, when=None):
+        self.label, self.keys = label, set(keys)
+        self.models = None if models is None else set(models)
+        self.when = when
+
+    def applies(self, model, key, name, frame, theirs):
+        if self.models is not None and model not in self.models:
+            return False
+        if key not in self.keys and name not in self.keys:
+            return False
+        return self.when is None or bool(self.when(frame, theirs, key))
 
 
 class Lock:
@@ -300,11 +331,17 @@ def theengs_check(theengs, frame, ours, report, adapter=None):
         values = ours.get("values") or {}
         ignore = set(getattr(adapter, "THEENGS_IGNORE", ()))
         tolerance = getattr(adapter, "THEENGS_TOLERANCE", {})
+        exceptions = getattr(adapter, "THEENGS_EXCEPTIONS", ())
+        keys = {**THEENGS_KEYS, **getattr(adapter, "THEENGS_KEYS", {})}
         for key, value in theirs.items():
-            mapped = THEENGS_KEYS.get(key)
+            mapped = keys.get(key)
             if not mapped or mapped[0] not in values or key in ignore or mapped[0] in ignore:
                 continue
             name, factor = mapped
+            excepted = next((e for e in exceptions if e.applies(model, key, name, frame, theirs)), None)
+            if excepted is not None:
+                report.theengs_excepted[excepted.label] = report.theengs_excepted.get(excepted.label, 0) + 1
+                continue
             want = value if factor is None else (value * factor if isinstance(value, (int, float)) and not isinstance(value, bool) else value)
             mine = values[name]
             if isinstance(mine, bool) or factor is None:
@@ -328,6 +365,7 @@ class Report:
         self.theengs_models = {}
         self.theengs_only = []
         self.theengs_compared = 0
+        self.theengs_excepted = {}
         self.our_models = {}
         self.theengs_off = False
 
@@ -604,6 +642,9 @@ def print_report(r, max_listed=None):
     elif r.theengs_models or r.theengs_only:
         print(f"   TheengsDecoder recognised: " + (", ".join(f"{m} {n}" for m, n in sorted(r.theengs_models.items())) or "none")
               + f" ({r.theengs_compared} values compared; {len(r.theengs_only)} frames only it decodes)")
+        if r.theengs_excepted:
+            print("   TheengsDecoder values not compared (THEENGS_EXCEPTIONS, where the format says it is wrong): "
+                  + ", ".join(f"{label} {n}" for label, n in sorted(r.theengs_excepted.items())))
     else:
         print("   TheengsDecoder recognised none of its frames")
     for frame, model in r.theengs_only[:5]:
