@@ -226,7 +226,7 @@ def close(ours, theirs, tolerance):
     return ours == theirs
 
 
-def compare(ours, theirs, adapter, decoders):
+def compare(ours, theirs, adapter, decoders, rounded=None):
     """Why `ours` (ble-decode's output) and `theirs` (reference()) disagree, or None."""
     if theirs is None:
         if ours.get("decoder") is not None and "error" not in ours:
@@ -252,6 +252,8 @@ def compare(ours, theirs, adapter, decoders):
     for name in want:
         if name in values and not close(values[name], want[name], tolerance.get(name)):
             problems.append(f"{name}: ours {values[name]!r}, reference {want[name]!r}")
+        elif rounded is not None and name in values and not close(values[name], want[name], None):
+            rounded[name] = rounded.get(name, 0) + 1  # agreed only within the adapter's TOLERANCE
     if theirs.get("model") is not None and ours.get("model") != theirs["model"]:
         problems.append(f"model: ours {ours.get('model')!r}, reference {theirs['model']!r}")
     for key in ("manufacturer", "packet_id", "encrypted", "counter"):
@@ -348,6 +350,8 @@ def theengs_check(theengs, frame, ours, report, adapter=None):
                 ok = bool(mine) == bool(want)
             else:
                 ok = isinstance(want, (int, float)) and close(mine, want, tolerance.get(name))
+                if ok and not close(mine, want, None):
+                    report.theengs_rounded[name] = report.theengs_rounded.get(name, 0) + 1
             report.theengs_compared += 1
             if not ok:
                 report.disagree(frame, f"TheengsDecoder ({model}) {key}={value!r}, ours {name}={mine!r}", ours)
@@ -366,6 +370,9 @@ class Report:
         self.theengs_only = []
         self.theengs_compared = 0
         self.theengs_excepted = {}
+        self.theengs_rounded = {}
+        self.rounded = {}
+        self.we_refuse = 0
         self.our_models = {}
         self.theengs_off = False
 
@@ -380,6 +387,8 @@ def check_family(name, path, binary, args, theengs):
     decoders = getattr(adapter, "DECODER", name)
     decoders = [decoders] if isinstance(decoders, str) else list(decoders)
     frames = list(adapter.frames())
+    refused_by_format = getattr(adapter, "WE_REFUSE", {})
+    report.we_refuse = sum(1 for f in frames if f.get("source") in refused_by_format)
     rng = random.Random(f"{args.seed}:{name}")
     work = []  # (kind, frame, label)
     for frame in frames:
@@ -409,7 +418,7 @@ def check_family(name, path, binary, args, theengs):
         if kind == "mutation" and theirs is not None and (ours.get("decoder") is None or "error" in ours):
             report.stricter += 1
             continue
-        why = compare(ours, theirs, adapter, decoders)
+        why = compare(ours, theirs, adapter, decoders, report.rounded if kind == "frame" else None)
         if why:
             report.disagree(frame, why, ours, label or kind)
             continue
@@ -635,6 +644,11 @@ def print_report(r, max_listed=None):
         return
     print(f"   agreements include {r.refused} refused by both; {r.stricter} mutations only the reference decodes "
           f"(ours stricter); the reference raised on {r.reference_raised} mutations")
+    if r.rounded:
+        print("   frames where a value agreed only within the adapter's TOLERANCE (the reference rounds): "
+              + ", ".join(f"{n} {c}" for n, c in sorted(r.rounded.items())))
+    if r.we_refuse:
+        print(f"   frames the reference decodes and the format refuses (the adapter's WE_REFUSE): {r.we_refuse}")
     if r.our_models:
         print("   models (ours, frames the reference decodes): " + ", ".join(f"{m} {n}" for m, n in sorted(r.our_models.items())))
     if r.theengs_off:
@@ -642,6 +656,9 @@ def print_report(r, max_listed=None):
     elif r.theengs_models or r.theengs_only:
         print(f"   TheengsDecoder recognised: " + (", ".join(f"{m} {n}" for m, n in sorted(r.theengs_models.items())) or "none")
               + f" ({r.theengs_compared} values compared; {len(r.theengs_only)} frames only it decodes)")
+        if r.theengs_rounded:
+            print("   TheengsDecoder values that agreed only within THEENGS_TOLERANCE: "
+                  + ", ".join(f"{n} {c}" for n, c in sorted(r.theengs_rounded.items())))
         if r.theengs_excepted:
             print("   TheengsDecoder values not compared (THEENGS_EXCEPTIONS, where the format says it is wrong): "
                   + ", ".join(f"{label} {n}" for label, n in sorted(r.theengs_excepted.items())))

@@ -35,10 +35,11 @@ from _bleak_frames import _md, _service_info_bleak, _uuids, _values  # noqa: E40
 from driver import TheengsException  # noqa: E402
 
 # TheengsDecoder (2.5.0) is compared on every Inkbird frame it recognises, except: the IBS-P02B's
-# temperature, a signed 16-bit little-endian count of 0.1 °C (inkbird-ble and we read it so, and
-# TheengsDecoder's own test expects 37.4 °C for 0x0176), is read by it from the low byte alone
-# (11.8 °C for 0x0176): it is right only where the high byte is 0 (0.0 to 25.5 °C), and compared
-# there (the generated IBS-P02B frames below have both).
+# temperature, a signed 16-bit little-endian count of 0.1 °C (inkbird-ble and we read 37.4 °C for
+# 0x0176; the newer definition in theengs/decoder, src/devices/IBS_P02B_json.h, reads 4 hex digits
+# little endian too), is read by 2.5.0 from the low byte alone (11.8 °C for 0x0176): it is right
+# only where the high byte is 0 (0.0 to 25.5 °C), and compared there (the generated IBS-P02B
+# frames below have both).
 THEENGS_EXCEPTIONS = [
     TheengsException("IBS-P02B temperature read from its low byte (high byte not 0)", {"tempc"},
                      models={"IBS-P02B"}, when=lambda frame, theirs, key: _md_bytes(frame)[5] != 0),
