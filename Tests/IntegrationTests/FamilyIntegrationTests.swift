@@ -55,7 +55,7 @@ struct FamilyIntegrationTests {
         Sensor(segment: "5448e68f88d6", address: "54:48:E6:8F:88:D6", decoder: "qingping", manufacturer: "Qingping",
                model: "CGDN1", frames: [["temperature": 25.9, "humidity": 53.4, "pm2_5": 2, "pm10": 2, "co2": 549]]),
         Sensor(segment: "c13e9a5c0ca1", address: "C1:3E:9A:5C:0C:A1", decoder: "sensorpush", manufacturer: "SensorPush",
-               model: "HT.w", frames: [["temperature": 20.53, "humidity": 44.9]]),
+               model: "HT.w", frames: [["temperature": 20.53, "humidity": 44.895]]),
         Sensor(segment: "f07dc3c5f011", address: "F0:7D:C3:C5:F0:11", decoder: "bluemaestro", manufacturer: "BlueMaestro",
                model: "Tempo Disc THD", frames: [["temperature": 24.2, "humidity": 49.8, "dew_point": 13.1, "battery": 100]]),
         Sensor(segment: "c9f332e0f509", address: "C9:F3:32:E0:F5:09", decoder: "mopeka", manufacturer: "Mopeka",

@@ -23,9 +23,18 @@ Optional adapter attributes:
                                                 reference rounds (say why in the adapter)
     OURS_ONLY = {"packet_id_x"}                 value names we report and the reference cannot
                                                 (present in ours only: not a disagreement)
-    THEENGS = False                             do not compare this family with TheengsDecoder
-    THEENGS_IGNORE = {"accx", "temperature"}    TheengsDecoder keys (or our value names) not compared
+    THEENGS = False                             do not compare this family with TheengsDecoder (only
+                                                where TheengsDecoder is the reference itself: pvvx)
+    THEENGS_IGNORE = {"accx", "temperature"}    TheengsDecoder keys (or our value names) never compared
+                                                (where it misreads the key on every frame)
     THEENGS_TOLERANCE = {"humidity": 0.01}      absolute tolerance per value name against TheengsDecoder
+    THEENGS_KEYS = {"mov": ("movement_counter", 1)}  TheengsDecoder keys mapped otherwise for this
+                                                family (our name, factor: ours = its value × factor)
+    THEENGS_EXCEPTIONS = [TheengsException(...)] values not compared on the frames where
+                                                TheengsDecoder is wrong by the format: per model
+                                                (its model_id) and key, with a predicate on the frame
+                                                (see TheengsException); every other value is compared.
+                                                Each one is counted in the report, by its label.
 
 Per family:
   1. pip-installs REQUIRES into the venv this runs in, under an exclusive flock of VENV.lock
@@ -82,6 +91,28 @@ THEENGS_KEYS = {
     "movecnt": ("movement_counter", 1), "mov": ("motion", None), "motion": ("motion", None),
     "lowbatt": ("battery_low", None),
 }
+
+
+class TheengsException:
+    """A TheengsDecoder value not compared on some frames, because the format says it is wrong there.
+
+    models: its model_ids (None: any); keys: its keys (or our value names); when(frame, theirs,
+    key) -> bool: whether it misreads `key` in this frame (default: in every frame of those
+    models), given the adapter's frame and TheengsDecoder's whole reading; label: the
+    short name the report counts it under; the reason (who is right, from the format) goes in the
+    adapter's comment next to it."""
+
+    def __init__(self, label, keys, models=None, when=None):
+        self.label, self.keys = label, set(keys)
+        self.models = None if models is None else set(models)
+        self.when = when
+
+    def applies(self, model, key, name, frame, theirs):
+        if self.models is not None and model not in self.models:
+            return False
+        if key not in self.keys and name not in self.keys:
+            return False
+        return self.when is None or bool(self.when(frame, theirs, key))
 
 
 class Lock:
@@ -195,7 +226,7 @@ def close(ours, theirs, tolerance):
     return ours == theirs
 
 
-def compare(ours, theirs, adapter, decoders):
+def compare(ours, theirs, adapter, decoders, rounded=None):
     """Why `ours` (ble-decode's output) and `theirs` (reference()) disagree, or None."""
     if theirs is None:
         if ours.get("decoder") is not None and "error" not in ours:
@@ -221,6 +252,8 @@ def compare(ours, theirs, adapter, decoders):
     for name in want:
         if name in values and not close(values[name], want[name], tolerance.get(name)):
             problems.append(f"{name}: ours {values[name]!r}, reference {want[name]!r}")
+        elif rounded is not None and name in values and not close(values[name], want[name], None):
+            rounded[name] = rounded.get(name, 0) + 1  # agreed only within the adapter's TOLERANCE
     if theirs.get("model") is not None and ours.get("model") != theirs["model"]:
         problems.append(f"model: ours {ours.get('model')!r}, reference {theirs['model']!r}")
     for key in ("manufacturer", "packet_id", "encrypted", "counter"):
@@ -300,17 +333,25 @@ def theengs_check(theengs, frame, ours, report, adapter=None):
         values = ours.get("values") or {}
         ignore = set(getattr(adapter, "THEENGS_IGNORE", ()))
         tolerance = getattr(adapter, "THEENGS_TOLERANCE", {})
+        exceptions = getattr(adapter, "THEENGS_EXCEPTIONS", ())
+        keys = {**THEENGS_KEYS, **getattr(adapter, "THEENGS_KEYS", {})}
         for key, value in theirs.items():
-            mapped = THEENGS_KEYS.get(key)
+            mapped = keys.get(key)
             if not mapped or mapped[0] not in values or key in ignore or mapped[0] in ignore:
                 continue
             name, factor = mapped
+            excepted = next((e for e in exceptions if e.applies(model, key, name, frame, theirs)), None)
+            if excepted is not None:
+                report.theengs_excepted[excepted.label] = report.theengs_excepted.get(excepted.label, 0) + 1
+                continue
             want = value if factor is None else (value * factor if isinstance(value, (int, float)) and not isinstance(value, bool) else value)
             mine = values[name]
             if isinstance(mine, bool) or factor is None:
                 ok = bool(mine) == bool(want)
             else:
                 ok = isinstance(want, (int, float)) and close(mine, want, tolerance.get(name))
+                if ok and not close(mine, want, None):
+                    report.theengs_rounded[name] = report.theengs_rounded.get(name, 0) + 1
             report.theengs_compared += 1
             if not ok:
                 report.disagree(frame, f"TheengsDecoder ({model}) {key}={value!r}, ours {name}={mine!r}", ours)
@@ -328,6 +369,10 @@ class Report:
         self.theengs_models = {}
         self.theengs_only = []
         self.theengs_compared = 0
+        self.theengs_excepted = {}
+        self.theengs_rounded = {}
+        self.rounded = {}
+        self.we_refuse = 0
         self.our_models = {}
         self.theengs_off = False
 
@@ -342,6 +387,8 @@ def check_family(name, path, binary, args, theengs):
     decoders = getattr(adapter, "DECODER", name)
     decoders = [decoders] if isinstance(decoders, str) else list(decoders)
     frames = list(adapter.frames())
+    refused_by_format = getattr(adapter, "WE_REFUSE", {})
+    report.we_refuse = sum(1 for f in frames if f.get("source") in refused_by_format)
     rng = random.Random(f"{args.seed}:{name}")
     work = []  # (kind, frame, label)
     for frame in frames:
@@ -371,7 +418,7 @@ def check_family(name, path, binary, args, theengs):
         if kind == "mutation" and theirs is not None and (ours.get("decoder") is None or "error" in ours):
             report.stricter += 1
             continue
-        why = compare(ours, theirs, adapter, decoders)
+        why = compare(ours, theirs, adapter, decoders, report.rounded if kind == "frame" else None)
         if why:
             report.disagree(frame, why, ours, label or kind)
             continue
@@ -597,6 +644,11 @@ def print_report(r, max_listed=None):
         return
     print(f"   agreements include {r.refused} refused by both; {r.stricter} mutations only the reference decodes "
           f"(ours stricter); the reference raised on {r.reference_raised} mutations")
+    if r.rounded:
+        print("   frames where a value agreed only within the adapter's TOLERANCE (the reference rounds): "
+              + ", ".join(f"{n} {c}" for n, c in sorted(r.rounded.items())))
+    if r.we_refuse:
+        print(f"   frames the reference decodes and the format refuses (the adapter's WE_REFUSE): {r.we_refuse}")
     if r.our_models:
         print("   models (ours, frames the reference decodes): " + ", ".join(f"{m} {n}" for m, n in sorted(r.our_models.items())))
     if r.theengs_off:
@@ -604,6 +656,12 @@ def print_report(r, max_listed=None):
     elif r.theengs_models or r.theengs_only:
         print(f"   TheengsDecoder recognised: " + (", ".join(f"{m} {n}" for m, n in sorted(r.theengs_models.items())) or "none")
               + f" ({r.theengs_compared} values compared; {len(r.theengs_only)} frames only it decodes)")
+        if r.theengs_rounded:
+            print("   TheengsDecoder values that agreed only within THEENGS_TOLERANCE: "
+                  + ", ".join(f"{n} {c}" for n, c in sorted(r.theengs_rounded.items())))
+        if r.theengs_excepted:
+            print("   TheengsDecoder values not compared (THEENGS_EXCEPTIONS, where the format says it is wrong): "
+                  + ", ".join(f"{label} {n}" for label, n in sorted(r.theengs_excepted.items())))
     else:
         print("   TheengsDecoder recognised none of its frames")
     for frame, model in r.theengs_only[:5]:

@@ -11,11 +11,6 @@ Manufacturer data are given as BlueZ hands them: company id -> the bytes after t
 
 REQUIRES = ["govee-ble==1.5.2"]
 
-# TheengsDecoder misreads these formats (found by this check; our reading follows govee-ble and
-# the format): the packed 3-byte number as temperature = n / 10000 (-7.3481 °C for 0x811f09,
-# whose last three digits are the humidity: -7.3 °C, 48.1 %), the battery byte without masking
-# its error flag (bit 7: 228 % for 0xe4), the H5055's probes as unsigned (65526 for -10 °C).
-THEENGS = False
 
 # Frames where we and govee-ble disagree and the format says we are right; reference() says
 # None for them (we refuse them), each with its reason.
@@ -32,6 +27,36 @@ import sys  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _bleak_frames import _md, _service_info_bleak, _uuids, _values  # noqa: E402
+from driver import TheengsException  # noqa: E402
+
+# TheengsDecoder (2.5.0) is compared on every Govee frame it recognises, except the values below,
+# where it is wrong by the format (govee-ble and we agree on all of them):
+#   - H5072/H5075 negative temperatures: the 3 bytes after the first pack temperature and humidity
+#     as n = |t| * 10000 + h * 10 (t in 0.1 °C steps, h in 0.1 %), bit 23 the sign. Its positive
+#     path truncates n / 1000 to 0.1 °C; its negative path ("_tempc") divides n & 0x7fffff by
+#     10000 without truncating, so the humidity's digits leak into the temperature (0x811f09:
+#     -7.3481 °C, where the format says -7.3 °C and 48.1 %). Its H5100-family definition truncates
+#     on both paths and is compared.
+#   - the battery byte with bit 7 set: bit 7 is the sensor's error flag, the battery is bits 0-6
+#     (govee-ble: data & 0x7f, the error flag drops the temperature and humidity); TheengsDecoder
+#     publishes the byte as it is (228 % for 0xe4), in its H5072/75 and H5100-family definitions.
+#     Frames with bit 7 clear are compared.
+#   - H5055 probe temperatures below 0 °C: each probe is a signed 16-bit little-endian °C; it
+#     reads them unsigned (65526 for -10 °C). Probes at 0 °C and above are compared.
+THEENGS_EXCEPTIONS = [
+    TheengsException("H5072/75 negative temperature (humidity digits not truncated)", {"tempc"},
+                     models={"H5072/75"}, when=lambda frame, theirs, key: _md_bytes(frame)[1] & 0x80),
+    TheengsException("battery byte with the error flag (bit 7) unmasked", {"batt"},
+                     models={"H5072/75", "H5100/01/02/04/05/08/74/77"},
+                     when=lambda frame, theirs, key: theirs[key] >= 0x80),
+    TheengsException("H5055 probe below 0 °C read unsigned", {f"tempc{n}" for n in range(1, 7)},
+                     models={"H5055"}, when=lambda frame, theirs, key: theirs[key] >= 0x8000),
+]
+
+
+def _md_bytes(frame):
+    """The bytes after the company id of the frame's first manufacturer-data entry."""
+    return bytes.fromhex(next(iter(frame["manufacturer_data"].values())))
 
 
 def _frame(name, md, uuids=(), source="generated"):

@@ -11,9 +11,6 @@ Manufacturer data are given as BlueZ hands them: company id -> the bytes after t
 
 REQUIRES = ["inkbird-ble==1.7.1"]
 
-# TheengsDecoder reads the IBS-P02B's temperature from one byte (11.8 °C for 0x0176, where
-# inkbird-ble and we read the sint16 LE: 37.4 °C; its own test expects 37.4): not compared.
-THEENGS = False
 
 # Frames where we and inkbird-ble disagree and the format says we are right; reference() says
 # None for them (we refuse them), each with its reason.
@@ -35,6 +32,23 @@ import sys  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _bleak_frames import _md, _service_info_bleak, _uuids, _values  # noqa: E402
+from driver import TheengsException  # noqa: E402
+
+# TheengsDecoder (2.5.0) is compared on every Inkbird frame it recognises, except: the IBS-P02B's
+# temperature, a signed 16-bit little-endian count of 0.1 °C (inkbird-ble and we read 37.4 °C for
+# 0x0176; the newer definition in theengs/decoder, src/devices/IBS_P02B_json.h, reads 4 hex digits
+# little endian too), is read by 2.5.0 from the low byte alone (11.8 °C for 0x0176): it is right
+# only where the high byte is 0 (0.0 to 25.5 °C), and compared there (the generated IBS-P02B
+# frames below have both).
+THEENGS_EXCEPTIONS = [
+    TheengsException("IBS-P02B temperature read from its low byte (high byte not 0)", {"tempc"},
+                     models={"IBS-P02B"}, when=lambda frame, theirs, key: _md_bytes(frame)[5] != 0),
+]
+
+
+def _md_bytes(frame):
+    """The bytes after the company id of the frame's first manufacturer-data entry."""
+    return bytes.fromhex(next(iter(frame["manufacturer_data"].values())))
 
 
 def _frame(name, md, uuids=(), source="generated"):
@@ -108,6 +122,9 @@ def frames():
     for t10, h10, battery in [(-400, 0, 100), (-2, 840, 100), (1000, 1000, 5), (1000, 1001, 5), (216, 531, 101)]:
         rest = "0812005e" + (t10 & 0xFFFF).to_bytes(2, "little").hex() + h10.to_bytes(2, "little").hex() + f"{battery:02x}" + "00640800000000"
         out.append(_frame("ITH-11-B", {0x2449: rest}, fff0))
+    for t10, battery in [(216, 80), (5, 100), (255, 42), (256, 99), (-50, 7), (374, 95)]:
+        rest = "11180065" + (t10 & 0xFFFF).to_bytes(2, "little").hex() + "0000" + f"{battery:02x}" + "00000100000000"
+        out.append(_frame("IBS-P02B", {0x2449: rest}, fff0))
     for probes in ([260, -50, 0xFFFF, 3000], [0xFFFF, 0xFFFF], [-32768, 32767, 1, -1, 0xFFFF, 0], [225]):
         body = "".join((p & 0xFFFF).to_bytes(2, "little").hex() for p in probes)
         out.append(_frame("iBBQ", {0x0000: "0000aabbccddeeff" + body}, fff0))

@@ -21,11 +21,13 @@ import random
 import struct
 
 REQUIRES = ["ruuvitag-ble==0.4.0"]
-# TheengsDecoder 2.5.0 agrees on temperature, humidity, pressure and voltage, but its RuuviTag
-# accelerations are ten times too small for the m/s² it names (-1000 mG, which is -1 g =
-# -9.80665 m/s², comes out as -0.980665), and its "mov" is the movement counter, not motion:
-# those keys are not compared with it.
-THEENGS_IGNORE = {"accx", "accy", "accz", "mov"}
+# TheengsDecoder 2.5.0 is compared on every value it gives. Its RuuviTag accelerations are ten
+# times too small for the m/s² it names (the format's -1000 mG, -1 g = -9.80665 m/s², comes out as
+# -0.980665: mG × 9.80665 / 10000), on every frame: compared × 10, which still checks the bytes
+# and sign it reads. Its "mov" is Ruuvi's movement counter (format 5), not the motion boolean the
+# key means elsewhere: compared with our movement_counter.
+THEENGS_KEYS = {"accx": ("acceleration_x", 10), "accy": ("acceleration_y", 10), "accz": ("acceleration_z", 10),
+                "mov": ("movement_counter", 1)}
 TOLERANCE = {"temperature": 0.0051, "humidity": 0.0051, "acceleration_x": 0.0051, "acceleration_y": 0.0051,
              "acceleration_z": 0.0051}  # half the reference's last decimal, and float noise
 

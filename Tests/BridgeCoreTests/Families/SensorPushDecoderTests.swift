@@ -2,7 +2,8 @@ import Testing
 
 @testable import BridgeCore
 
-/// SensorPush (SPEC §13): frames from sensorpush-ble's test suite with the values it reads, HTP.xw
+/// SensorPush (SPEC §13): frames from sensorpush-ble's test suite (HT.w, TC.x: with the values the
+/// format carries, which sensorpush-ble rounds to 0.01; HT1: its values), HTP.xw
 /// frames packed here (checked against sensorpush-ble), edge values, other pages, truncated,
 /// ambiguous and foreign frames.
 @Suite struct SensorPushDecoderTests {
@@ -12,21 +13,22 @@ import Testing
 
     @Test func capturedAndPackedFrames() throws {
         let cases: [(AdvertisementFrame, String, String)] = [
-            (F.frame(name: "SensorPush HT.w 0CA1", [0x9A04: "c9a546"], uuids: Self.v2), "HT.w", #"{"temperature":20.53,"humidity":44.9}"#),
-            (F.frame(name: "SensorPush HT.w 0CA1", [0x7504: "536446"], uuids: Self.v2), "HT.w", #"{"temperature":20.48,"humidity":44.73}"#),
+            (F.frame(name: "SensorPush HT.w 0CA1", [0x9A04: "c9a546"], uuids: Self.v2), "HT.w", #"{"temperature":20.53,"humidity":44.895}"#),
+            (F.frame(name: "SensorPush HT.w 0CA1", [0x7504: "536446"], uuids: Self.v2), "HT.w", #"{"temperature":20.48,"humidity":44.7325}"#),
             (F.frame(name: "s", [0x4834: "6205"], uuids: Self.ht1), "HT1", #"{"temperature":13.94,"humidity":58.09}"#),
             (F.frame(name: "s", [0xFFFF: "ff07"], uuids: Self.ht1), "HT1", #"{"temperature":128.86,"humidity":100.0}"#),
             (F.frame(name: "s", [0x0000: "0004"], uuids: Self.ht1), "HT1", #"{"temperature":-46.85,"humidity":0.0}"#),
-            (F.frame(name: "SensorPush TC.x EEFF", [0xF908: "0d0000"], uuids: Self.v2), "TC.x", #"{"temperature":23.56}"#),
+            (F.frame(name: "SensorPush TC.x EEFF", [0xF908: "0d0000"], uuids: Self.v2), "TC.x", #"{"temperature":23.5625}"#),
             (F.frame(name: "SensorPush TC EEFF", [0x0008: "000000"], uuids: Self.v2), "TC.x", #"{"temperature":-200.0}"#),
             // The v2 service UUID alone (no name yet) is enough.
-            (F.frame(name: nil, [0x9A04: "c9a546"], uuids: Self.v2), "HT.w", #"{"temperature":20.53,"humidity":44.9}"#),
-            // HTP.xw packed here: 22.5 °C, 45 %, 101325 Pa; the minimum; the maximum; rounding of 0.0025 steps.
+            (F.frame(name: nil, [0x9A04: "c9a546"], uuids: Self.v2), "HT.w", #"{"temperature":20.53,"humidity":44.895}"#),
+            // HTP.xw packed here: 22.5 °C, 45 %, 101325 Pa; the minimum; the maximum; single 0.0025 steps,
+            // published as the decimal the frame carries (no rounding to 0.01).
             (F.frame(name: "SensorPush HTP.xw 1234", [0x1500: "821c4dd5ba"]), "HTP.xw", #"{"temperature":22.5,"humidity":45.0,"pressure":1013.25}"#),
             (F.frame(name: "SensorPush HTP.xw 1234", [0x0000: "0000000000"]), "HTP.xw", #"{"temperature":-40.0,"humidity":0.0,"pressure":300.0}"#),
             (F.frame(name: "SensorPush HTP.xw 1234", [0x9800: "7cad9cd9f8"]), "HTP.xw", #"{"temperature":140.0,"humidity":100.0,"pressure":1250.0}"#),
-            (F.frame(name: "SensorPush HTP.xw 1234", [0xC300: "1eacab0000"]), "HTP.xw", #"{"temperature":-40.0,"humidity":0.0,"pressure":300.01}"#),
-            (F.frame(name: "SensorPush HTP.xw 1234", [0x8300: "1a244a5620"]), "HTP.xw", #"{"temperature":-39.99,"humidity":0.02,"pressure":423.45}"#),
+            (F.frame(name: "SensorPush HTP.xw 1234", [0xC300: "1eacab0000"]), "HTP.xw", #"{"temperature":-39.9975,"humidity":0.0025,"pressure":300.01}"#),
+            (F.frame(name: "SensorPush HTP.xw 1234", [0x8300: "1a244a5620"]), "HTP.xw", #"{"temperature":-39.9925,"humidity":0.0175,"pressure":423.45}"#),
         ]
         for (frame, model, values) in cases {
             let d = try #require(try F.decode(frame)?.get())
@@ -35,6 +37,7 @@ import Testing
         }
     }
 
+    /// The HT1's rounding (sensorpush-ble's `round(x, 2)`).
     @Test func pythonRounding() {
         #expect(ByteFamilySupport.round2(-39.9975) == -40.0)
         #expect(ByteFamilySupport.round2(-39.9925) == -39.99)

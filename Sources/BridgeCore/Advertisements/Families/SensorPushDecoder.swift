@@ -11,8 +11,13 @@
 ///   65 HT.w, 66 TC.x); `d[1…]` a little-endian number packing, lowest first, the count of
 ///   steps of each quantity above its minimum: HT.w temperature −40…125 °C and humidity 0…100 %
 ///   in 0.0025 steps; HTP.xw the same to 140 °C plus pressure 30000…125000 Pa (published in hPa);
-///   TC.x temperature −200…1800 °C in 0.0625 steps. Values are rounded to 0.01 as the
-///   reference (sensorpush-ble) rounds them.
+///   TC.x temperature −200…1800 °C in 0.0625 steps. Values are published at the format's own
+///   resolution, each the decimal the frame carries (20.5325 °C, as TheengsDecoder reads it;
+///   computed as one division of whole numbers, so the double is that decimal's nearest), as
+///   Ruuvi's and Mopeka's are; sensorpush-ble rounds them to 0.01 for display.
+///
+/// The HT1's values come out of Sensirion's conversion formulas (steps of 0.0107 °C and
+/// 0.0305 %, no exact decimal): rounded to 0.01 as sensorpush-ble rounds them.
 ///
 /// Only a frame with a single manufacturer-data entry is read (see
 /// ``ByteFamilySupport/soleEntry(_:)``); a later-model frame of another page, an unknown device
@@ -56,14 +61,14 @@ public enum SensorPushDecoder: AdvertisementFamily {
         var values = JSONObject()
         var rest = packed
         for block in 0..<blocks {
-            let (minimum, step, steps) = parameters(type: type, block: block)
+            let (offset, divisor, steps) = parameters(type: type, block: block)
             let count = rest % steps
             rest /= steps
-            let value = ByteFamilySupport.round2(Double(count) * step + minimum)
+            let value = Double(Int64(count) + offset) / divisor
             switch (type, block) {
             case (_, 0): values.append("temperature", .number(value))
             case (_, 1): values.append("humidity", .number(value))
-            default: values.append("pressure", .number(value / 100))
+            default: values.append("pressure", .number(value))
             }
         }
         let model = type == 64 ? "HTP.xw" : type == 65 ? "HT.w" : "TC.x"
@@ -75,14 +80,16 @@ public enum SensorPushDecoder: AdvertisementFamily {
         ByteFamilySupport.name(name, hasPrefix: "SensorPush ") || ByteFamilySupport.name(name, equalsIgnoringCase: "s")
     }
 
-    /// Minimum, step and number of steps (+1) of each packed quantity.
-    static func parameters(type: Int, block: Int) -> (Double, Double, UInt64) {
+    /// Each packed quantity as `(count + offset) / divisor` in its published unit, and its number
+    /// of steps (+1): temperature −40 °C + count × 0.0025 (TC.x −200 °C + count × 0.0625),
+    /// humidity count × 0.0025 %, pressure 30000 Pa + count Pa, published in hPa.
+    static func parameters(type: Int, block: Int) -> (offset: Int64, divisor: Double, steps: UInt64) {
         switch (type, block) {
-        case (64, 0): return (-40, 0.0025, 72_001)
-        case (65, 0): return (-40, 0.0025, 66_001)
-        case (66, 0): return (-200, 0.0625, 32_001)
-        case (_, 1): return (0, 0.0025, 40_001)
-        default: return (30_000, 1, 95_001)
+        case (64, 0): return (-16_000, 400, 72_001)
+        case (65, 0): return (-16_000, 400, 66_001)
+        case (66, 0): return (-3_200, 16, 32_001)
+        case (_, 1): return (0, 400, 40_001)
+        default: return (30_000, 100, 95_001)
         }
     }
 
