@@ -73,14 +73,17 @@ final class ValueRouter: Sendable {
 
     /// Publishes the last value of every characteristic of `devices` (`nil`: of all) again, for
     /// Home Assistant entities created after it was sent (advertisement packets included);
-    /// returns how many.
+    /// returns how many. Under the lock the value path publishes under: a value that comes
+    /// meanwhile is published after the resend, never before it (the resend would then put an
+    /// older value after a newer one).
     func resendLast(devices: Set<String>?) -> Int {
-        let values = locked { s in s.last.filter { devices?.contains($0.value.device) ?? true } }
-        var sent = 0
-        for (topic, value) in values where mqtt.publish(topic: topic, payload: value.payload, qos: 0, retain: false) == nil {
-            sent += 1
+        locked { s in
+            var sent = 0
+            for (topic, value) in s.last where devices?.contains(value.device) ?? true {
+                if mqtt.publish(topic: topic, payload: value.payload, qos: 0, retain: false) == nil { sent += 1 }
+            }
+            return sent
         }
-        return sent
     }
 
     private func locked<R>(_ body: (inout State) -> R) -> R {
@@ -160,17 +163,20 @@ final class ValueRouter: Sendable {
     /// resend (``resendLast(devices:)``) may send it again.
     func publish(topic: String, payload: [UInt8], device: String, resendable: Bool = true) {
         let keep = keepsLast && resendable
-        if mqtt.publish(topic: topic, payload: payload, qos: 0, retain: false) == nil {
-            let now = Self.nowNs()
-            locked { s in
+        let now = Self.nowNs()
+        // Published under the lock: the resend and the flush of held values, which publish from
+        // other threads, are ordered with this value (MQTT sends what another thread queued
+        // first before a publish made on its loop).
+        locked { s in
+            if mqtt.publish(topic: topic, payload: payload, qos: 0, retain: false) == nil {
                 s.published &+= 1
                 s.perDevice[device, default: DeviceValues()].count &+= 1
                 s.perDevice[device]!.lastNs = now
                 if keep { s.last[topic] = (device, payload) }
-            }
-        } else {
-            // Keep the latest value of each characteristic until the broker is back.
-            locked { s in
+                // A value held while the broker was away is older than this one.
+                if !s.held.isEmpty { s.held[topic] = nil }
+            } else {
+                // Keep the latest value of each characteristic until the broker is back.
                 s.failed &+= 1
                 if s.held.updateValue(payload, forKey: topic) != nil { s.dropped &+= 1 }
                 if keep { s.last[topic] = (device, payload) }
@@ -180,21 +186,21 @@ final class ValueRouter: Sendable {
 
     /// Publishes the values held while the broker was away; returns (sent, dropped since last flush).
     func flushHeld() -> (sent: Int, dropped: UInt64) {
-        let (values, lost): ([String: [UInt8]], UInt64) = locked { s in
-            defer {
-                s.held = [:]
-                s.dropped = 0
+        // Under the lock, as the value path publishes: a newer value of a topic never goes out before its held one.
+        locked { s in
+            let values = s.held
+            let lost = s.dropped
+            s.held = [:]
+            s.dropped = 0
+            var sent = 0
+            for (topic, payload) in values {
+                if mqtt.publish(topic: topic, payload: payload, qos: 0, retain: false) == nil {
+                    sent += 1
+                } else {
+                    s.held[topic] = payload
+                }
             }
-            return (s.held, s.dropped)
+            return (sent, lost)
         }
-        var sent = 0
-        for (topic, payload) in values {
-            if mqtt.publish(topic: topic, payload: payload, qos: 0, retain: false) == nil {
-                sent += 1
-            } else {
-                locked { s in if s.held[topic] == nil { s.held[topic] = payload } }
-            }
-        }
-        return (sent, lost)
     }
 }
