@@ -60,7 +60,25 @@ import Testing
     /// The bridge's warnings of failed pairings (one per failed attempt).
     static func failed(_ line: Substring) -> Bool { line.contains("pairing failed") && line.contains(Self.lock) }
 
-    /// Pairing attempts and links of the keypad so far, checked equal: one attempt per connection.
+    /// Polls the simulator's counters (each `GetStats` is a `simctl` run) until `predicate` holds; the time it held.
+    static func waitForStats(
+        _ harness: Harness, _ what: String, timeout: Duration, _ predicate: (SimStats) -> Bool
+    ) async throws -> ContinuousClock.Instant {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let stats = try await harness.simStats()
+            if predicate(stats) { return ContinuousClock.now }
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("no \(what) within \(timeout): \(stats.device(Self.lock))\n\(harness.context())")
+            }
+            try await Task.sleep(for: .milliseconds(50))  // polling the simulator's counters
+        }
+    }
+
+    /// Failed pairings of the keypad at least `n`.
+    static func failures(_ n: Int) -> (SimStats) -> Bool { { $0.count(Self.lock, "pairing_failures") >= n } }
+
+    /// Pairing attempts and links of the keypad so far, checked equal to `expected`: one attempt per connection.
     static func onePerConnection(_ harness: Harness, _ expected: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let stats = try await harness.simStats()
         let attempts = stats.count(Self.lock, "pairing_attempts"), links = stats.count(Self.lock, "connects")
@@ -72,26 +90,28 @@ import Testing
     @Test("a wrong passkey: one pairing attempt per connection; the next connection 30 s after the failure, then 60 s; reconnect starts over")
     func wrongPasskeyBacksOff() async throws {
         try await Harness.with(Self.options) { harness in
-            let first = try await harness.waitForBridgeLogLines(count: 1, timeout: .seconds(30), "the first failed pairing", where: Self.failed)
-            let firstAt = ContinuousClock.now
-            #expect(first[0].contains("next attempt in 30.0 seconds") && first[0].contains("is the passkey right?"), "\(first[0])")
+            let firstAt = try await Self.waitForStats(harness, "failed pairing", timeout: .seconds(30), Self.failures(1))
             try await Self.onePerConnection(harness, 1)
-
-            let second = try await harness.waitForBridgeLogLines(count: 2, timeout: .seconds(45), "the second failed pairing", where: Self.failed)
-            let secondAt = ContinuousClock.now
-            // Both times are when the test saw the line (polled every 20 ms): the attempt came no sooner than 30 s.
-            #expect(secondAt - firstAt >= .milliseconds(29_900), "the second attempt came \(secondAt - firstAt) after the first failure")
-            #expect(second[1].contains("next attempt in 60.0 seconds"), "\(second[1])")
+            // The bridge acts on the failure ~100 ms after bluez-sim counts it (pairing_failure_delay) and waits 30 s;
+            // both instants are when the test saw the counters.
+            let secondAt = try await Self.waitForStats(harness, "second failed pairing", timeout: .seconds(45), Self.failures(2))
+            #expect(secondAt - firstAt >= .seconds(29), "the second attempt came \(secondAt - firstAt) after the first failure")
             try await Self.onePerConnection(harness, 2)
+            // One warning per failed attempt, saying when the next one is.
+            let lines = try await harness.waitForBridgeLogLines(count: 2, timeout: .seconds(5), "the failed pairings", where: Self.failed)
+            #expect(lines.count == 2, "\(lines)")
+            #expect(lines[0].contains("next attempt in 30.0 seconds") && lines[0].contains("is the passkey right?"), "\(lines[0])")
+            #expect(lines[1].contains("next attempt in 60.0 seconds"), "\(lines[1])")
             #expect(harness.observer.all.allSatisfy { !$0.topic.hasPrefix("ble/keypad/\(Self.service)") }, "no value without the bond")
 
             // A reconnect request: a connection at once, and the delay after its failure is 30 s again.
             let answer = try await harness.bridgeRequest("reconnect", #""device": "keypad""#)
             #expect(answer["status"] as? String == "ok", "\(answer)")
-            let third = try await harness.waitForBridgeLogLines(count: 3, timeout: .seconds(20), "the failed pairing after reconnect", where: Self.failed)
-            #expect(ContinuousClock.now - secondAt < .seconds(50), "reconnect did not wait for the 60 s delay")
-            #expect(third[2].contains("next attempt in 30.0 seconds"), "\(third[2])")
+            let thirdAt = try await Self.waitForStats(harness, "third failed pairing", timeout: .seconds(20), Self.failures(3))
+            #expect(thirdAt - secondAt < .seconds(50), "reconnect did not wait for the 60 s delay")
             try await Self.onePerConnection(harness, 3)
+            let third = try await harness.waitForBridgeLogLines(count: 3, timeout: .seconds(5), "the failed pairing after reconnect", where: Self.failed)
+            #expect(third.count == 3 && third[2].contains("next attempt in 30.0 seconds"), "\(third)")
         }
     }
 }
