@@ -115,4 +115,23 @@ import Testing
         #expect(f.core.nextDeadline == F.t(30))
         f.expect(.deadline, F.disconnected, at: 30, ["requestSlot"])
     }
+
+    @Test("a poll device: a failed pairing ends the cycle and the next cycle waits for the delay (or its interval, if later)")
+    func pollWaitsForTheDelay() throws {
+        var f = try F(policy: .poll(interval: .seconds(10), listen: .zero), yaml: Self.passkeyYAML)
+        f.expect(.start, F.disconnected, at: 0, ["availability offline", "requestSlot"])
+        f.expect(.slotGranted, F.disconnected, at: 0, ["connect #1"])
+        _ = f.receive(.connectFinished(attempt: 1, error: nil), F.connected, at: 1)
+        _ = f.receive(.servicesResolved(true), F.resolved, at: 2)
+        let refusal = SessionInput.operationFinished(attempt: 1, .subscribed(try f.mapped("2a37"), error: Self.refused, acquired: false))
+        f.expect(refusal, F.resolved, at: 2.1, ["Pair #1"])
+        f.expect(.pairFinished(attempt: 1, error: Self.wrong), F.resolved, at: 2.5, ["pairingRetry 1 until 32.5", "disconnect #1"])
+        f.expect(.connectedChanged(false), F.disconnected, at: 3, ["releaseSlot", "report link down"])
+        #expect(f.core.cycle.phase == .waiting && f.core.cycle.nextAt == F.t(32.5), "not at the interval (10 s): the delay")
+        // A command does not connect on demand meanwhile.
+        f.expect(.command(F.get("g", deadline: 25)), F.disconnected, at: 5, [])
+        f.expect(.deadline, F.disconnected, at: 10, [])
+        f.expect(.deadline, F.disconnected, at: 25, ["respond 2a19 not_connected"])
+        f.expect(.deadline, F.disconnected, at: 32.5, ["requestSlot"])
+    }
 }

@@ -184,6 +184,8 @@ struct SessionCore: Sendable {
             feed(.deviceRemoved)
             ended = true
         case .connectRequested:
+            // Not while a failed pairing's delay runs (a reconnect request ends it).
+            guard !pairingRetry.holds(at: now) else { break }
             if isPoll { cycle.nextAt = now } else { feed(.connectRequested) }
         case .reconnectRequested:
             resetPairingRetry(because: "a reconnect request")
