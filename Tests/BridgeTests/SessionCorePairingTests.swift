@@ -15,8 +15,7 @@ import Testing
     static let wrong = BlueZError(code: .authenticationFailed, name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
 
     /// Up to the refusal of 2a38's read that real 5.66 sends after dropping the link (its own pairing attempt
-    /// failed): a stale completion, whose lesson is kept; it counts as a failed pairing (the next connection 30 s
-    /// later), and that connection pairs first.
+    /// failed): a stale completion, whose lesson is kept.
     static func staleRefusal(_ f: inout F) throws {
         f.driveToResolved()
         _ = f.receive(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2)
@@ -24,55 +23,77 @@ import Testing
         _ = f.receive(.connectedChanged(false), F.disconnected, at: 3)
         f.expect(
             .operationFinished(attempt: 1, .read(try f.mapped("2a38"), initial: true, .failure(Self.dropped), linkDropped: true)),
-            F.disconnected, at: 3.1, ["pairingRetry 1 until 33.1"])
+            F.disconnected, at: 3.1, [])
         #expect(f.core.unreadable.isEmpty)
         #expect(f.core.pairing.onConnect, "the next connection pairs first")
-        #expect(f.core.nextDeadline == F.t(33.1), "not before the failed pairing's delay")
-        f.expect(.deadline, F.disconnected, at: 33.1, ["requestSlot"])
-        _ = f.receive(.slotGranted, F.disconnected, at: 33.1)
-        _ = f.receive(.connectFinished(attempt: 3, error: nil), F.connected, at: 34)
-        let setup = f.receive(.servicesResolved(true), F.resolved, at: 35).filter { !$0.hasPrefix("route") }
+        _ = f.step(.deadline, F.disconnected, at: 10)
+        _ = f.receive(.slotGranted, F.disconnected, at: 10)
+        _ = f.receive(.connectFinished(attempt: 3, error: nil), F.connected, at: 11)
+        let setup = f.receive(.servicesResolved(true), F.resolved, at: 12).filter { !$0.hasPrefix("route") }
         #expect(setup == ["Pair #3"], "the setup starts with the pairing")
     }
 
-    @Test("a pairing refusal learned from a stale read (5.66 dropped the link): the next connection, 30 s later, pairs first, then reads it; the success starts the delays over")
+    @Test("a pairing refusal learned from a stale read (5.66 dropped the link): the next connection pairs first, then reads it")
     func staleRefusalPairsNextConnection() throws {
         var f = try F()
         try Self.staleRefusal(&f)
-        f.expect(.pairFinished(attempt: 3, error: nil), F.resolved, at: 35.5, ["report paired", "pairingRetry 0", "AcquireNotify 180d/2a37 #3"])
-        _ = f.receive(try f.subscribed("2a37", attempt: 3), F.resolved, at: 36)
-        f.expect(try f.subscribed("2a19", attempt: 3), F.resolved, at: 36, ["ReadValue 180d/2a38 #3"])
-        f.expect(try f.read("2a38", attempt: 3, [5]), F.resolved, at: 36.1, ["publishRead 180d/2a38 [5]", "ReadValue 180f/2a19 #3"])
-        #expect(f.core.pairingRetry.failures == 0)
+        f.expect(.pairFinished(attempt: 3, error: nil), F.resolved, at: 12.5, ["report paired", "AcquireNotify 180d/2a37 #3"])
+        _ = f.receive(try f.subscribed("2a37", attempt: 3), F.resolved, at: 13)
+        f.expect(try f.subscribed("2a19", attempt: 3), F.resolved, at: 13, ["ReadValue 180d/2a38 #3"])
+        f.expect(try f.read("2a38", attempt: 3, [5]), F.resolved, at: 13.1, ["publishRead 180d/2a38 [5]", "ReadValue 180f/2a19 #3"])
     }
 
-    @Test("the pairing fails (pairing: none, BlueZ cannot pair it): the refused characteristic is never read again, the link goes, the next connection 60 s later does without it")
+    @Test("the pairing fails (pairing: none, BlueZ cannot pair it): the refused characteristic is never read again")
     func failedPairingKeepsUnreadable() throws {
         var f = try F()
         try Self.staleRefusal(&f)
+        let failed = BlueZError(code: .authenticationFailed, name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
         let uuid = BluetoothUUID("2a38")!.uuidString
-        // The pairing stood for the refused read: it is remembered at once; nothing more on this connection.
-        f.expect(.pairFinished(attempt: 3, error: Self.wrong), F.resolved, at: 35.5, [
-            "report unreadable \(uuid)", "pairingRetry 2 until 95.5", "disconnect #3",
-        ])
+        // The pairing stood for the refused read: it is remembered at once, and this setup skips it.
+        f.expect(.pairFinished(attempt: 3, error: failed), F.resolved, at: 12.5, ["report unreadable \(uuid)", "AcquireNotify 180d/2a37 #3"])
         #expect(f.core.unreadable == [uuid])
-        #expect(f.core.setupQueue.isEmpty && !f.core.inFlight)
-        f.expect(.connectedChanged(false), F.disconnected, at: 36, ["releaseSlot", "report link down"])
-        #expect(f.core.nextDeadline == F.t(95.5))
-        f.expect(.deadline, F.disconnected, at: 95.5, ["requestSlot"])
-        f.expect(.slotGranted, F.disconnected, at: 95.5, ["connect #5"])
-        _ = f.receive(.connectFinished(attempt: 5, error: nil), F.connected, at: 96)
-        let setup = f.receive(.servicesResolved(true), F.resolved, at: 97).filter { !$0.hasPrefix("route") }
-        #expect(setup == ["AcquireNotify 180d/2a37 #5"], "no Pair: BlueZ cannot pair it")
-        _ = f.receive(try f.subscribed("2a37", attempt: 5), F.resolved, at: 98)
-        f.expect(try f.subscribed("2a19", attempt: 5), F.resolved, at: 98, ["ReadValue 180f/2a19 #5"])
+        _ = f.receive(try f.subscribed("2a37", attempt: 3), F.resolved, at: 13)
+        f.expect(try f.subscribed("2a19", attempt: 3), F.resolved, at: 13, ["ReadValue 180f/2a19 #3"])
         // 5.66 drops the link again with the next refusal of another one: no pairing on the next connection
         // (BlueZ cannot pair it), or every connection would pair, be dropped and start over.
-        _ = f.receive(.connectedChanged(false), F.disconnected, at: 99)
+        _ = f.receive(.connectedChanged(false), F.disconnected, at: 14)
+        let dropped = BlueZError(code: .failed, name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0e")
         f.expect(
-            .operationFinished(attempt: 5, .read(try f.mapped("2a19"), initial: true, .failure(Self.dropped), linkDropped: true)),
-            F.disconnected, at: 99.1, ["report unreadable \(BluetoothUUID("2a19")!.uuidString)"])
+            .operationFinished(attempt: 3, .read(try f.mapped("2a19"), initial: true, .failure(dropped), linkDropped: true)),
+            F.disconnected, at: 14.1, ["report unreadable \(BluetoothUUID("2a19")!.uuidString)"])
         #expect(!f.core.pairing.onConnect)
+    }
+
+    @Test("a device configured to pair: BlueZ's own pairing for a read failed (the link dropped): a failed pairing; the next connection, 30 s later, pairs first")
+    func staleRefusalWaitsWhenConfiguredToPair() throws {
+        var f = try F(yaml: Self.passkeyYAML)
+        f.driveToResolved()
+        _ = f.receive(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2)
+        f.expect(try f.subscribed("2a19", attempt: 1), F.resolved, at: 2, ["ReadValue 180d/2a38 #1"])
+        _ = f.receive(.connectedChanged(false), F.disconnected, at: 3)
+        f.expect(
+            .operationFinished(attempt: 1, .read(try f.mapped("2a38"), initial: true, .failure(Self.dropped), linkDropped: true)),
+            F.disconnected, at: 3.1, ["pairingRetry 1 until 33.1"])
+        #expect(f.core.pairing.onConnect && f.core.unreadable.isEmpty)
+        #expect(f.core.nextDeadline == F.t(33.1))
+        f.expect(.deadline, F.disconnected, at: 33.1, ["requestSlot"])
+        f.expect(.slotGranted, F.disconnected, at: 33.1, ["connect #3"])
+        _ = f.receive(.connectFinished(attempt: 3, error: nil), F.connected, at: 34)
+        let setup = f.receive(.servicesResolved(true), F.resolved, at: 35).filter { !$0.hasPrefix("route") }
+        #expect(setup == ["Pair #3"], "the setup starts with the pairing")
+        f.expect(.pairFinished(attempt: 3, error: nil), F.resolved, at: 35.5, ["report paired", "pairingRetry 0", "AcquireNotify 180d/2a37 #3"])
+    }
+
+    @Test("pairing: none, a subscription refused with the link dropped (BlueZ pairs for its CCC write on every connection): the delay applies")
+    func subscriptionRefusalWaitsForNone() throws {
+        var f = try F()
+        f.driveToResolved()
+        // The reply came before the core saw the drop: the tree shows it already.
+        f.expect(
+            .operationFinished(attempt: 1, .subscribed(try f.mapped("2a37"), error: Self.dropped, acquired: false)),
+            F.disconnected, at: 2.5, ["pairingRetry 1 until 32.5", "disconnect #1"])
+        f.expect(.connectedChanged(false), F.disconnected, at: 2.6, ["releaseSlot", "report link down"])
+        #expect(f.core.nextDeadline == F.t(32.5))
     }
 
     @Test("a wrong passkey: one Pair per connection and nothing after it on that connection; 30 s, then 60 s (a failure whose reply came after the link dropped counts); a reconnect request starts over")

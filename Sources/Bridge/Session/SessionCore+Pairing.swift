@@ -7,10 +7,13 @@ import BridgeCore
 /// BlueZ's error). A device with `pairing: none` that BlueZ cannot pair keeps the "never read it again" memory for
 /// its refused reads.
 ///
-/// A failed pairing (the bridge's `Pair`, or BlueZ's own when a request needed encryption: the link dropped with the
-/// refusal) is not hammered (a lock may lock itself after a few wrong codes): nothing more is sent on that
-/// connection, the link goes, the agent refuses the device, and the next connection waits ``PairingRetry``'s delay
-/// (30 s doubling to 10 min; a success or a reconnect request starts it over). One warning per failed attempt.
+/// A failed pairing of a device configured to pair (`just_works`, `passkey`: the bridge's `Pair`, or BlueZ's own
+/// when a request needed encryption: the link dropped with the refusal) is not hammered (a lock may lock itself after
+/// a few wrong codes): nothing more is sent on that connection, the link goes, the agent refuses the device, and the
+/// next connection waits ``PairingRetry``'s delay (30 s doubling to 10 min; a success or a reconnect request starts
+/// it over). One warning per failed attempt. `pairing: none` is never paired again after one failure (``givenUp``)
+/// and its refused reads are remembered, so only a subscription refused with the link dropped (BlueZ pairs for its
+/// CCC write on every connection) waits the delay there.
 extension SessionCore {
     /// The pairing states of one session.
     struct PairingState: Sendable {
@@ -130,6 +133,11 @@ extension SessionCore {
             if current { pairing.failure = error }
             pairing.everFailed = true
             if let op = retry ?? refusedRead.map({ .read($0, initial: true) }) { failAfterPairing(op, error) }
+            guard pairingMode != .none else {
+                // Never paired again in this session (``givenUp``), its refused reads remembered: no delay needed.
+                log(.warning, "\(device.address): pairing failed: \(error); not pairing it again (pairing: none)")
+                return
+            }
             return pairingFailed(error, "Pair", attempt: attempt)
         }
         pairing.pairedThisConnection = true

@@ -67,7 +67,8 @@ extension SessionCore {
             // The link dropped with a refusal (5.66 drops it before the reply; the reply may be stale, or come before
             // the core saw the drop): BlueZ's own pairing for the CCC write failed.
             let dropped = attempt != generation || !(view?.servicesResolved ?? false)
-            if dropped, let error, Self.isSecurityRefusal(error, linkDropped: true), pairingAllowed, !givenUp, !bondedNow {
+            // Not remembered as a read is: `pairing: none` waits the delay too (even after it gave up pairing).
+            if dropped, let error, Self.isSecurityRefusal(error, linkDropped: true), pairingAllowed, !bondedNow {
                 pairingFailed(error, "BlueZ's own, for the subscription to \(mc.key.service)/\(mc.key.characteristic)", attempt: attempt)
                 if attempt == generation { return }
             }
@@ -100,14 +101,17 @@ extension SessionCore {
                 if !linkDropped, attempt == generation, mayPair(after: error) {
                     return pair(for: .read(mc, initial: initial), attempt: attempt)
                 }
-                // Real 5.66 tries to pair on its own and drops the link when that fails: a failed pairing; the bridge
-                // pairs first on the next connection.
-                if linkDropped, pairingAllowed, pairingFailure == nil, !givenUp {
+                // Real 5.66 tries to pair on its own and drops the link when that fails: the bridge pairs first on the
+                // next connection. A device configured to pair: a failed pairing, the next connection after the delay.
+                // `pairing: none`: no delay; one Pair, and after its failure never again (``givenUp``), the read
+                // remembered.
+                if linkDropped, pairingAllowed, pairingFailure == nil, !givenUp, pairingMode != .none || !pairOnConnect {
                     if !pairOnConnect {
                         pairOnConnect = true
                         pairing.onConnectFor = mc
                         log(.notice, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) and the link dropped: pairing first on the next connection")
                     }
+                    guard pairingMode != .none else { return }
                     return pairingFailed(error, "BlueZ's own, for ReadValue \(mc.key.service)/\(mc.key.characteristic)", attempt: attempt)
                 }
                 // A device configured to pair (just_works, passkey) is tried again on its next connection.
