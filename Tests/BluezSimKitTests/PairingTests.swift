@@ -72,6 +72,7 @@ final class TestAgent: Sendable {
               - uuid: "fff0"
                 characteristics:
                   - { uuid: "fff1", flags: [read, write], security: authenticated, value: "00" }
+                  - { uuid: "fff2", flags: [notify], security: authenticated, value: "00" }
           - { name: Refuser, address: "C0:00:00:00:00:03", known: true, pairing: refuse }
         """
 
@@ -187,6 +188,32 @@ final class TestAgent: Sendable {
             #expect(value.first == .bytes([0x00]))
             await #expect(throws: BluezError.alreadyExists) { try await h.call(device, BlueZNames.device, "Pair") }
             client2.close()
+        }
+    }
+
+    @Test("AcquireNotify and StartNotify of an encrypted notify characteristic without a bond: bluetoothd pairs on its own with the default agent; a wrong passkey fails the call with ATT 0x0e and drops the link; pairing_attempts counts each pairing")
+    func subscriptionElevation() async throws {
+        try await SimHarness.run(Self.scenario) { h in
+            let wrong = TestAgent(passkey: 654_321)
+            let server = wrong.export(on: h.client)
+            _ = server
+            try await Self.register(h, "KeyboardOnly")
+            let device = h.devicePath(Self.lock)
+            try await h.connect(Self.lock)
+            let path = try await h.characteristicPath(Self.lock, "fff2")
+            await #expect(throws: BluezError.att(0x0e)) {
+                try await h.call(path, BlueZNames.gattCharacteristic, "AcquireNotify", [.stringVariantDict([:])])
+            }
+            #expect(wrong.recorded == ["RequestPasskey"])
+            #expect(try await h.property(device, BlueZNames.device, "Connected") == .bool(false))
+            #expect(await h.counter(Self.lock, "pairing_attempts") == 1)
+            #expect(await h.counter(Self.lock, "pairing_failures") == 1)
+            try await h.connect(Self.lock)
+            await #expect(throws: BluezError.att(0x0e)) { try await h.call(path, BlueZNames.gattCharacteristic, "StartNotify") }
+            #expect(wrong.recorded == ["RequestPasskey", "RequestPasskey"])
+            #expect(await h.counter(Self.lock, "pairing_attempts") == 2)
+            #expect(await h.counter(Self.lock, "pairing_failures") == 2)
+            #expect(await h.counter(Self.lock, "pairings") == 0)
         }
     }
 

@@ -35,6 +35,12 @@ struct SessionCoreFixture {
             config: config, topics: topics, timing: SessionTiming(), device: device))
     }
 
+    /// The seconds of `instant` after the clock's origin.
+    static func seconds(_ instant: BridgeInstant) -> Double {
+        let c = instant.offset.components
+        return ((Double(c.seconds) + Double(c.attoseconds) / 1e18) * 1000).rounded() / 1000
+    }
+
     /// `seconds` after the clock's origin.
     static func t(_ seconds: Double) -> BridgeInstant { BridgeInstant(offset: .milliseconds(Int64((seconds * 1000).rounded()))) }
 
@@ -186,6 +192,8 @@ struct SessionCoreFixture {
             }
         case .pair(let attempt, _): return "Pair #\(attempt)"
         case .trust: return "trust"
+        case .pairingRetry(let retry):
+            return "pairingRetry \(retry.failures)\(retry.notBefore.map { " until \(seconds($0))" } ?? "")"
         case .requestSlot: return "requestSlot"
         case .releaseSlot: return "releaseSlot"
         case .log: return nil

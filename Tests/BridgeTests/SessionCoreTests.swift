@@ -67,57 +67,6 @@ import Testing
         f.expect(.connectFinished(attempt: 3, error: nil), F.connected, at: 5.3, ["report connectReturned", "report link up"])
     }
 
-    /// Up to the refusal of 2a38's read that real 5.66 sends after dropping the link (its own pairing attempt
-    /// failed): a stale completion, whose lesson is kept.
-    static func staleRefusal(_ f: inout F) throws {
-        f.driveToResolved()
-        _ = f.receive(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2)
-        f.expect(try f.subscribed("2a19", attempt: 1), F.resolved, at: 2, ["ReadValue 180d/2a38 #1"])
-        _ = f.receive(.connectedChanged(false), F.disconnected, at: 3)
-        let refused = BlueZError(code: .failed, name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0e")
-        f.expect(
-            .operationFinished(attempt: 1, .read(try f.mapped("2a38"), initial: true, .failure(refused), linkDropped: true)),
-            F.disconnected, at: 3.1, [])
-        #expect(f.core.unreadable.isEmpty)
-        #expect(f.core.pairing.onConnect, "the next connection pairs first")
-        _ = f.step(.deadline, F.disconnected, at: 10)
-        _ = f.receive(.slotGranted, F.disconnected, at: 10)
-        _ = f.receive(.connectFinished(attempt: 3, error: nil), F.connected, at: 11)
-        let setup = f.receive(.servicesResolved(true), F.resolved, at: 12).filter { !$0.hasPrefix("route") }
-        #expect(setup == ["Pair #3"], "the setup starts with the pairing")
-    }
-
-    @Test("a pairing refusal learned from a stale read (5.66 dropped the link): the next connection pairs first, then reads it")
-    func staleRefusalPairsNextConnection() throws {
-        var f = try F()
-        try Self.staleRefusal(&f)
-        f.expect(.pairFinished(attempt: 3, error: nil), F.resolved, at: 12.5, ["report paired", "AcquireNotify 180d/2a37 #3"])
-        _ = f.receive(try f.subscribed("2a37", attempt: 3), F.resolved, at: 13)
-        f.expect(try f.subscribed("2a19", attempt: 3), F.resolved, at: 13, ["ReadValue 180d/2a38 #3"])
-        f.expect(try f.read("2a38", attempt: 3, [5]), F.resolved, at: 13.1, ["publishRead 180d/2a38 [5]", "ReadValue 180f/2a19 #3"])
-    }
-
-    @Test("the pairing fails (pairing: none, BlueZ cannot pair it): the refused characteristic is never read again")
-    func failedPairingKeepsUnreadable() throws {
-        var f = try F()
-        try Self.staleRefusal(&f)
-        let failed = BlueZError(code: .authenticationFailed, name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
-        let uuid = BluetoothUUID("2a38")!.uuidString
-        // The pairing stood for the refused read: it is remembered at once, and this setup skips it.
-        f.expect(.pairFinished(attempt: 3, error: failed), F.resolved, at: 12.5, ["report unreadable \(uuid)", "AcquireNotify 180d/2a37 #3"])
-        #expect(f.core.unreadable == [uuid])
-        _ = f.receive(try f.subscribed("2a37", attempt: 3), F.resolved, at: 13)
-        f.expect(try f.subscribed("2a19", attempt: 3), F.resolved, at: 13, ["ReadValue 180f/2a19 #3"])
-        // 5.66 drops the link again with the next refusal of another one: no pairing on the next connection
-        // (BlueZ cannot pair it), or every connection would pair, be dropped and start over.
-        _ = f.receive(.connectedChanged(false), F.disconnected, at: 14)
-        let dropped = BlueZError(code: .failed, name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0e")
-        f.expect(
-            .operationFinished(attempt: 3, .read(try f.mapped("2a19"), initial: true, .failure(dropped), linkDropped: true)),
-            F.disconnected, at: 14.1, ["report unreadable \(BluetoothUUID("2a19")!.uuidString)"])
-        #expect(!f.core.pairing.onConnect)
-    }
-
     @Test("a read refused while connected: Pair, then the read once more; refused again after pairing: not a second pairing")
     func refusalPairsAndRetriesOnce() throws {
         var f = try F()

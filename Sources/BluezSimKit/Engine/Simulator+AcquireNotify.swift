@@ -16,7 +16,7 @@ extension Simulator {
     /// `Failed "Not connected"`; acquired already (by anyone) → `NotPermitted "Notify acquired"`;
     /// `StartNotify` sessions exist → `InProgress "In Progress"`; no `notify` property (5.66 does not
     /// acquire indicate-only characteristics) or scenario `acquire_notify: false` → `NotSupported`.
-    /// Then the CCC write (`notify_delay`, `notify_error`), the wait for the resolve, and the socket
+    /// Then the security the CCC write needs (a pairing of bluetoothd's own, ``secureLink(_:_:operation:)``), the CCC write (`notify_delay`, `notify_error`), the wait for the resolve, and the socket
     /// pair. Returns the client's end (the reply passes it; ``closePassedDescriptor(_:)`` closes
     /// this copy after the reply) and the ATT MTU.
     func acquireNotify(characteristic path: String, sender: String) async throws(DBusError) -> (Int32, UInt16) {
@@ -31,8 +31,17 @@ extension Simulator {
         let id = lastAcquisitionID
         c.state.withLock { $0.acquisition = NotifyAcquisition(id: id, owner: sender) }
         logger.debug("AcquireNotify", metadata: ["path": "\(path)", "client": "\(sender)"])
-        // The CCC write: the peripheral may answer late or refuse.
         let generation = d.linkGeneration
+        // The CCC write of an encrypted `notify` needs the bond: without one bluetoothd pairs on its own (`bt_att`
+        // `change_security`), as for StartNotify; a failed pairing drops the link and fails the call.
+        do {
+            try await secureLink(d, c, operation: "notify")
+        } catch {
+            dropPending(c, id: id)
+            throw error
+        }
+        try checkPending(d, c, id: id, generation: generation)
+        // The CCC write: the peripheral may answer late or refuse.
         if let delay = c.faults.notifyDelay { await waitForPeripheral(device: d.path, delay) }
         try checkPending(d, c, id: id, generation: generation)
         if let e = c.faults.effectiveNotifyError {

@@ -105,6 +105,7 @@ extension Simulator {
         nextWaiterID &+= 1
         let attempt = PairingAttempt(id: nextWaiterID, viaPair: viaPair, agent: agent, io: io, required: required)
         pairings[d.path] = attempt
+        d.stats.pairingAttempts &+= 1
         let path = d.path
         let id = attempt.id
         let task = Task<Result<Void, DBusError>, Never> { [weak self] in

@@ -89,6 +89,7 @@ extension Simulator {
                 "paired": .bool(d.paired),
                 "bond_authenticated": .bool(d.paired && d.bondAuthenticated),
                 "peripheral_forgot_bond": .bool(d.peripheralForgotBond),
+                "pairing_attempts": .uint64(s.pairingAttempts),
                 "pairings": .uint64(s.pairings),
                 "pairing_failures": .uint64(s.pairingFailures),
                 "in_range": .bool(d.inRange),

@@ -30,6 +30,8 @@ struct DeviceStats: Sendable {
     var stopNotifyCalls: UInt64 = 0
     /// `AcquireNotify` calls (refused ones included).
     var acquireNotifyCalls: UInt64 = 0
+    /// Pairings started (`Pair` or a security elevation; one that others joined counts once).
+    var pairingAttempts: UInt64 = 0
     /// Pairings that ended with a bond (`Pair` or a security elevation).
     var pairings: UInt64 = 0
     /// Pairings that failed.

@@ -137,6 +137,8 @@ final class PeripheralSession {
                     logger.notice("Trusted = true failed: \(error)")
                 }
             }
+        case .pairingRetry(let retry):
+            io.pairingHolds.record(retry, for: device.address)
         case .releaseNotify(let characteristic):
             central.releaseNotify(characteristic: characteristic)
         case .shutDown(let notifying, let disconnect):

@@ -20,6 +20,11 @@ enum SessionCalls {
                 if error.code == .notConnected || error.message.lowercased().includes("not connected") {
                     return .subscribed(mc, error: error, acquired: false)
                 }
+                // Refused for lack of pairing (BlueZ paired on its own, or failed to): StartNotify would only make BlueZ
+                // pair once more for the same CCC write (SPEC §11); the core decides (pair, or count a failed pairing).
+                if SessionCore.isSecurityRefusal(error, linkDropped: true) {
+                    return .subscribed(mc, error: error, acquired: false)
+                }
                 logger.debug("AcquireNotify \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): StartNotify instead")
             }
         }

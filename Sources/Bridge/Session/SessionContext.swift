@@ -31,6 +31,8 @@ struct SessionContext: Sendable {
     var clusterRoles: ClusterRoles? = nil
     /// The trackers' presence (SPEC §12); nil without trackers.
     var presence: PresenceRouter? = nil
+    /// The devices whose pairing failed, and when they may pair again (SPEC §11).
+    var pairingHolds = PairingHolds()
 }
 
 extension SessionContext {
@@ -38,7 +40,7 @@ extension SessionContext {
     var io: SessionIO {
         SessionIO(
             central: central, broker: broker, router: router, slots: slots, clock: clock, supervisor: supervisor,
-            responder: responder)
+            responder: responder, pairingHolds: pairingHolds)
     }
 }
 
@@ -52,6 +54,8 @@ struct SessionIO: Sendable {
     var clock: any BridgeClock
     var supervisor: Mailbox<SupervisorInput>
     var responder: CommandResponder
+    /// Where a session records its device's pairing retry schedule.
+    var pairingHolds: PairingHolds
 }
 
 /// Waits of a session that are not in the configuration.
@@ -84,4 +88,6 @@ struct SessionDevice: Sendable {
     /// The connection policy: the `devices` entry's, `advertisement` for an advertiser that
     /// `bluetooth.advertisements: decodable` picked up, else `always`.
     var policy: ConnectionPolicy
+    /// When the device may pair again after a failed pairing of an earlier session (SPEC §11).
+    var pairingRetry = PairingRetry<BridgeInstant>()
 }

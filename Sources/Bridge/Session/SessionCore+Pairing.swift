@@ -3,9 +3,17 @@ import BridgeCore
 
 /// Pairing in the GATT queue (SPEC §11): an operation refused for lack of encryption or authentication makes the
 /// session pair the device (`Device1.Pair`, then `Trusted`: the executor runs both as one step) and run the
-/// operation once more. Once per connection: a second refusal after a pairing, or a pairing that failed, fails the
-/// operation (a command gets `gatt_error` with BlueZ's error); the next connection may pair again. A device with
-/// `pairing: none` that BlueZ cannot pair keeps the "never read it again" memory for its refused reads.
+/// operation once more. A second refusal after a pairing fails the operation (a command gets `gatt_error` with
+/// BlueZ's error). A device with `pairing: none` that BlueZ cannot pair keeps the "never read it again" memory for
+/// its refused reads.
+///
+/// A failed pairing of a device configured to pair (`just_works`, `passkey`: the bridge's `Pair`, or BlueZ's own
+/// when a request needed encryption: the link dropped with the refusal) is not hammered (a lock may lock itself after
+/// a few wrong codes): nothing more is sent on that connection, the link goes, the agent refuses the device, and the
+/// next connection waits ``PairingRetry``'s delay (30 s doubling to 10 min; a success or a reconnect request starts
+/// it over). One warning per failed attempt. `pairing: none` is never paired again after one failure (``givenUp``)
+/// and its refused reads are remembered, so only a subscription refused with the link dropped (BlueZ pairs for its
+/// CCC write on every connection) waits the delay there.
 extension SessionCore {
     /// The pairing states of one session.
     struct PairingState: Sendable {
@@ -26,6 +34,11 @@ extension SessionCore {
         var everFailed = false
         /// BlueZ showed the device paired during this session (kept across connections: ``noteBond()``).
         var bondSeen = false
+        /// The connection attempt of the bridge's last `Pair` not answered yet (kept across connections: real 5.66
+        /// drops the link before it answers a failed `Pair`, and that failure still counts).
+        var pairAttempt: Int?
+        /// The connection attempt whose failed pairing was counted (once per attempt).
+        var failureCountedFor: Int?
     }
 
     /// How long `Pair` may take (a passkey typed by the agent at once; a peripheral that never answers).
@@ -51,7 +64,7 @@ extension SessionCore {
     /// on an LE-bonded device with `AuthenticationFailed` (it tries BR/EDR).
     func mayPair(after error: BlueZError) -> Bool {
         pairingAllowed && !pairing.running && !pairing.pairedThisConnection && pairing.failure == nil && !givenUp
-            && !bondedNow
+            && !bondedNow && !pairingRetry.holds(at: now)
     }
 
     /// BlueZ shows the device paired (or bonded) now, and no pairing of the bridge is in flight.
@@ -77,6 +90,7 @@ extension SessionCore {
         log(.notice, "\(device.address): paired and bonded in BlueZ (without the bridge's Pair: BlueZ paired it when a read needed encryption, or a bond from before); trusting it")
         emit(.trust)
         emit(.report(.paired))
+        resetPairingRetry(because: "it is paired")
     }
 
     /// A device with `pairing: none` whose pairing failed once: BlueZ cannot pair it (configured devices are tried
@@ -87,42 +101,91 @@ extension SessionCore {
     mutating func pair(for op: GattOperation?, attempt: Int) {
         pairing.retry = op
         pairing.running = true
+        pairing.pairAttempt = attempt
         inFlight = true
         log(.notice, "\(device.address): \(op.map { "\(Self.describe($0)) was refused for lack of pairing" } ?? "the last connection needed pairing"): pairing (\(pairingMode.rawValue))")
         emit(.pair(attempt: attempt, timeout: Self.pairTimeout))
     }
 
-    /// `Pair` (and `Trusted`) returned.
+    /// `Pair` (and `Trusted`) returned. A failure counts even when the link dropped before the reply (real 5.66 and
+    /// bluez-sim drop it first).
     mutating func pairFinished(attempt: Int, error: BlueZError?) {
-        guard attempt == generation, pairing.running else {
+        let current = attempt == generation && pairing.running
+        let failed = error.map { $0.code != .alreadyExists } ?? false
+        guard current || (failed && attempt == pairing.pairAttempt) else {
             log(.debug, "dropping the reply of an earlier pairing (\(attempt), now \(generation))")
             return
         }
-        pairing.running = false
-        inFlight = false
+        pairing.pairAttempt = nil
+        if current {
+            pairing.running = false
+            inFlight = false
+        }
         pairing.onConnect = false
-        let retry = pairing.retry
+        let retry = current ? pairing.retry : nil
         // A pairing before the setup stands for the read whose refusal asked for it.
         let refusedRead = pairing.onConnectFor
         pairing.retry = nil
         pairing.onConnectFor = nil
         // AlreadyExists: bonded already (the refusal was not for lack of a bond): as a success, the retry decides.
-        if let error, error.code != .alreadyExists {
-            pairing.failure = error
+        if let error, failed {
+            // This connection's (a stale reply's connection is over: the next one starts clean).
+            if current { pairing.failure = error }
             pairing.everFailed = true
-            log(.warning, "\(device.address): pairing failed: \(error)\(pairingMode == .passkey ? " (is the passkey right?)" : ""); not again on this connection")
             if let op = retry ?? refusedRead.map({ .read($0, initial: true) }) { failAfterPairing(op, error) }
-            return
+            guard pairingMode != .none else {
+                // Never paired again in this session (``givenUp``), its refused reads remembered: no delay needed.
+                log(.warning, "\(device.address): pairing failed: \(error); not pairing it again (pairing: none)")
+                return
+            }
+            return pairingFailed(error, "Pair", attempt: attempt)
         }
         pairing.pairedThisConnection = true
         log(.notice, "\(device.address): paired and bonded\(retry.map { "; \(Self.describe($0)) again" } ?? "")")
         emit(.report(.paired))
+        resetPairingRetry(because: "it paired")
         guard let op = retry else { return }
         switch op {
         case .command(let command): execute(command, attempt: generation)
         case .read, .subscribe, .readDescriptor, .setupDone, .pair:
             // First in line: the queue runs it next.
             if setupRunning { setupQueue.insert(op, at: 0) } else { workQueue.insert(op, at: 0) }
+        }
+    }
+
+    /// A pairing of the device failed on connection attempt `attempt` (`what`: whose pairing): counted once per
+    /// attempt. Nothing protected is sent on this connection any more (its setup and queued reads go; commands wait
+    /// for the next connection or their deadline), the link goes, and the next connection waits the retry delay.
+    mutating func pairingFailed(_ error: BlueZError, _ what: String, attempt: Int) {
+        guard pairing.failureCountedFor != attempt else { return }
+        pairing.failureCountedFor = attempt
+        let at = pairingRetry.failed(at: now)
+        emit(.pairingRetry(pairingRetry))
+        log(.warning, "\(device.address): pairing failed (\(what)): \(error)\(pairingMode == .passkey ? " (is the passkey right?)" : ""); failed pairing \(pairingRetry.failures): nothing more on this connection, the agent refuses the device until the next attempt in \(now.duration(to: at)) (the delay doubles up to 10 min; bridge/request/reconnect tries at once)")
+        setupQueue.removeAll()
+        workQueue.removeAll { if case .command = $0 { false } else { true } }
+        if isPoll {
+            cycle.nextAt = max(cycle.nextAt ?? at, at)
+            cycle.phase = .waiting
+            setAvailable(false)
+            feed(.releaseRequested)
+        } else {
+            feed(.holdOff(until: at))
+        }
+    }
+
+    /// A success or a reconnect request: a failed pairing's delay is over, the next failure waits the first delay.
+    mutating func resetPairingRetry(because why: String) {
+        guard pairingRetry.failures > 0 else { return }
+        let held = pairingRetry.holds(at: now)
+        pairingRetry.reset()
+        emit(.pairingRetry(pairingRetry))
+        log(.notice, "\(device.address): \(why): the delay after failed pairings starts over\(held ? "; connecting now" : "")")
+        if isPoll {
+            if held { cycle.nextAt = now }
+        } else if machine.heldUntil != nil {
+            // Lifts the machine's hold (a backoff ends now; a disconnect under way is followed by the usual delay).
+            feed(.connectRequested)
         }
     }
 
@@ -151,12 +214,14 @@ extension SessionCore {
     /// A new connection: pairing may be tried again.
     mutating func resetPairingForConnection() {
         let (onConnect, onConnectFor, everFailed) = (pairing.onConnect, pairing.onConnectFor, pairing.everFailed)
-        let bondSeen = pairing.bondSeen
+        let (bondSeen, pairAttempt, counted) = (pairing.bondSeen, pairing.pairAttempt, pairing.failureCountedFor)
         pairing = PairingState()
         pairing.onConnect = onConnect
         pairing.onConnectFor = onConnectFor
         pairing.everFailed = everFailed
         pairing.bondSeen = bondSeen
+        pairing.pairAttempt = pairAttempt
+        pairing.failureCountedFor = counted
     }
 
     static func describe(_ op: GattOperation) -> String {

@@ -47,7 +47,8 @@ extension SessionCore {
     mutating func steerPollConnection() {
         guard cycle.phase == .waiting, !ended else { return }
         if commandCount > 0 {
-            if machine.state == .idle {
+            // Not while a failed pairing's delay runs (SPEC §11): the commands wait for their deadline.
+            if machine.state == .idle, !pairingRetry.holds(at: now) {
                 log(.info, "connecting on demand for \(commandCount) command(s)")
                 feed(.connectRequested)
             }

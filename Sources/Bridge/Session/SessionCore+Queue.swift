@@ -64,6 +64,14 @@ extension SessionCore {
         case .descriptor(let mc, let kind, let result):
             descriptorRead(mc, kind, result, attempt: attempt)
         case .subscribed(let mc, let error, let acquired):
+            // The link dropped with a refusal (5.66 drops it before the reply; the reply may be stale, or come before
+            // the core saw the drop): BlueZ's own pairing for the CCC write failed.
+            let dropped = attempt != generation || !(view?.servicesResolved ?? false)
+            // Not remembered as a read is: `pairing: none` waits the delay too (even after it gave up pairing).
+            if dropped, let error, Self.isSecurityRefusal(error, linkDropped: true), pairingAllowed, !bondedNow {
+                pairingFailed(error, "BlueZ's own, for the subscription to \(mc.key.service)/\(mc.key.characteristic)", attempt: attempt)
+                if attempt == generation { return }
+            }
             guard attempt == generation else {
                 // A socket of an earlier connection: closed, so BlueZ stops it. A StartNotify of an earlier
                 // connection that BlueZ took: stopped, or bluetoothd keeps the session for the next connection (and
@@ -93,12 +101,18 @@ extension SessionCore {
                 if !linkDropped, attempt == generation, mayPair(after: error) {
                     return pair(for: .read(mc, initial: initial), attempt: attempt)
                 }
-                // Real 5.66 tries to pair on its own and drops the link: pair first on the next connection.
-                if linkDropped, pairingAllowed, pairingFailure == nil, !givenUp, !pairOnConnect {
-                    pairOnConnect = true
-                    pairing.onConnectFor = mc
-                    log(.notice, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) and the link dropped: pairing on the next connection")
-                    return
+                // Real 5.66 tries to pair on its own and drops the link when that fails: the bridge pairs first on the
+                // next connection. A device configured to pair: a failed pairing, the next connection after the delay.
+                // `pairing: none`: no delay; one Pair, and after its failure never again (``givenUp``), the read
+                // remembered.
+                if linkDropped, pairingAllowed, pairingFailure == nil, !givenUp, pairingMode != .none || !pairOnConnect {
+                    if !pairOnConnect {
+                        pairOnConnect = true
+                        pairing.onConnectFor = mc
+                        log(.notice, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) and the link dropped: pairing first on the next connection")
+                    }
+                    guard pairingMode != .none else { return }
+                    return pairingFailed(error, "BlueZ's own, for ReadValue \(mc.key.service)/\(mc.key.characteristic)", attempt: attempt)
                 }
                 // A device configured to pair (just_works, passkey) is tried again on its next connection.
                 guard pairingMode == .none else {

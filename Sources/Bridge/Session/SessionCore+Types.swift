@@ -113,6 +113,9 @@ extension SessionCore {
         case pair(attempt: Int, timeout: Duration)
         /// `Trusted = true` for a bond BlueZ made without the bridge's `Pair` (no completion).
         case trust
+        /// Record the device's pairing retry schedule (a failed pairing, a reset): the agent refuses the device while
+        /// its delay runs, and a new session of the device starts from it.
+        case pairingRetry(PairingRetry<BridgeInstant>)
         /// Ask the slot pool for a connection slot (answered with ``SessionInput/slotGranted``).
         case requestSlot
         /// Give the connection slot back.

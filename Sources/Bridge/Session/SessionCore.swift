@@ -63,6 +63,8 @@ struct SessionCore: Sendable {
     var subscribeFailures = 0
     /// Pairing when an operation is refused for lack of it (``SessionCore+Pairing``).
     var pairing = PairingState()
+    /// When the device may pair again after a failed pairing (kept across connections, and sessions: SPEC §11).
+    var pairingRetry: PairingRetry<BridgeInstant>
 
     // Availability and policy
     var available = false
@@ -81,6 +83,7 @@ struct SessionCore: Sendable {
     init(configuration: Configuration) {
         self.configuration = configuration
         unreadable = configuration.device.unreadable
+        pairingRetry = configuration.device.pairingRetry
         machine = Machine(configuration: configuration.machine, seed: configuration.device.seed)
     }
 
@@ -144,12 +147,18 @@ struct SessionCore: Sendable {
         let connected = view?.connected ?? false
         let resolved = view?.servicesResolved ?? false
         emit(.publishAvailability(false))
+        let held = !connected && pairingRetry.holds(at: now)
+        if held, let at = pairingRetry.notBefore {
+            log(.notice, "\(device.address): \(pairingRetry.failures) failed pairing(s) before this session; not connecting before the next attempt in \(now.duration(to: at))")
+        }
         if isPoll {
-            cycle.nextAt = now
+            cycle.nextAt = held ? pairingRetry.notBefore : now
             if connected { feed(.connectedChanged(true)) }
             return
         }
-        if connected {
+        if held, let at = pairingRetry.notBefore {
+            feed(.holdOff(until: at))
+        } else if connected {
             feed(.connectedChanged(true))
             if resolved { receive(.servicesResolved(true)) }
         } else {
@@ -175,8 +184,11 @@ struct SessionCore: Sendable {
             feed(.deviceRemoved)
             ended = true
         case .connectRequested:
+            // Not while a failed pairing's delay runs (a reconnect request ends it).
+            guard !pairingRetry.holds(at: now) else { break }
             if isPoll { cycle.nextAt = now } else { feed(.connectRequested) }
         case .reconnectRequested:
+            resetPairingRetry(because: "a reconnect request")
             if machine.isConnected || (view?.connected ?? false) {
                 disconnect()
             } else if !isPoll {

@@ -183,7 +183,7 @@ extension Supervisor {
         let device = SessionDevice(
             path: path, address: plan.address, addressType: plan.addressType, segment: plan.segment, config: plan.config,
             unreadable: known.unreadable(address: plan.address.description), connectNow: plan.connectNow, seed: plan.seed,
-            policy: plan.policy)
+            policy: plan.policy, pairingRetry: ctx.pairingHolds.retry(of: plan.address))
         let inbox = Mailbox<SessionInput>()
         sessions[path] = inbox
         ctx.registry.add(DeviceRegistry.Entry(

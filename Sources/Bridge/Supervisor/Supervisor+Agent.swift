@@ -3,10 +3,11 @@ import BridgeCore
 import Logging
 
 /// The pairing agent's answers (SPEC §11): ``PairingAgentPolicy`` decides for the device BlueZ names (its address,
-/// and its name from the tree); every request is logged with the device and the answer.
+/// and its name from the tree), and rejects a device whose failed pairing's delay runs (``PairingHolds``); every
+/// request is logged with the device and the answer.
 extension Supervisor {
     func agentHandler(_ policy: PairingAgentPolicy) -> BlueZAgentHandler {
-        { [central, logger] request in
+        { [central, logger, holds = ctx.pairingHolds, clock = ctx.clock] request in
             guard let path = request.device else {
                 logger.info("pairing agent: \(request == .cancel ? "BlueZ cancelled the request in progress" : "released by BlueZ")")
                 return .accept
@@ -17,7 +18,7 @@ extension Supervisor {
                 logger.warning("pairing agent: \(request) for \(path) rejected (not a device object)")
                 return .reject("not a device")
             }
-            let answer = policy.answer(asked, address: address, name: name)
+            let answer = policy.answer(asked, address: address, name: name, held: holds.holds(address, at: clock.now))
             switch answer {
             case .passkey:
                 logger.notice("pairing agent: \(asked) from \(address) (\(name ?? "no name")): answered with the configured passkey")

@@ -11,6 +11,9 @@
 /// - `AuthorizeService`: accepted (a bonded, configured device's service).
 /// - `RequestPinCode` (legacy BR/EDR pairing): rejected; the bridge speaks LE.
 /// - `DisplayPasskey`, `DisplayPinCode`: nothing to answer (the bridge has no display); logged.
+///
+/// After a failed pairing of a device, every request of it is rejected until the next attempt (SPEC §11: BlueZ pairs
+/// by itself when a request needs encryption, and a lock may lock itself after a few wrong codes).
 public struct PairingAgentPolicy: Sendable {
     /// A request of BlueZ to the agent.
     public enum Request: Sendable, Hashable, CustomStringConvertible {
@@ -61,10 +64,14 @@ public struct PairingAgentPolicy: Sendable {
         config.device(address: address, name: name)
     }
 
-    /// The answer to `request` for the device at `address` (named `name`).
-    public func answer(_ request: Request, address: BluetoothAddress, name: String?) -> Answer {
+    /// The answer to `request` for the device at `address` (named `name`); `held`: a failed pairing's delay
+    /// (``PairingRetry``) runs for the device, and every request of it is rejected until the next attempt.
+    public func answer(_ request: Request, address: BluetoothAddress, name: String?, held: Bool = false) -> Answer {
         guard let device = device(address: address, name: name) else {
             return .reject("\(address) is not a configured device")
+        }
+        if held {
+            return .reject("a pairing of \(address) failed; not again before the next attempt")
         }
         switch request {
         case .passkey:

@@ -107,6 +107,9 @@ extension DeviceConnectionStateMachine {
         /// Disconnect and stay idle, without retrying (end of a poll cycle, SPEC §6); a waiting
         /// slot request or a backoff ends.
         case releaseRequested
+        /// Let a link up or coming go and connect again no sooner than this (a failed pairing, SPEC §11): the
+        /// backoff ends then at the earliest. ``connectRequested`` (a reconnect request) lifts it.
+        case holdOff(until: Instant)
     }
 
     /// What the runtime must do, in order.

@@ -40,6 +40,8 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
     public private(set) var hasSlot = false
     /// Whether the disconnect under way ends in ``State/idle`` (``Event/releaseRequested``).
     public private(set) var releasing = false
+    /// No connection attempt before this (``Event/holdOff(until:)``); cleared by the next attempt.
+    public private(set) var heldUntil: Instant?
 
     /// Creates a machine in ``State/idle``; `seed` fixes the jitter sequence.
     public init(configuration: Configuration = Configuration(), seed: UInt64) {
@@ -78,6 +80,10 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
             return actions + dropSlot()
         case .releaseRequested:
             return release(now: now)
+        case .holdOff(let until):
+            return holdOff(until: until, now: now)
+        case .connectRequested:
+            heldUntil = nil
         case .slotGranted:
             guard case .waitingForSlot = state else {
                 // Granted after the wait ended: give it back unless a link is up.
@@ -256,6 +262,24 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
         }
     }
 
+    /// ``Event/holdOff(until:)``: a link up or coming is let go (the backoff after it lasts until `until`); without
+    /// one, the backoff starts now.
+    mutating func holdOff(until: Instant, now: Instant) -> [Action] {
+        heldUntil = max(heldUntil ?? until, until)
+        switch state {
+        case .connecting, .resolving, .subscribing, .ready:
+            let actions: [Action] = isReady ? [.publishAvailability(false)] : []
+            return actions + [.disconnect] + enterDisconnecting(now: now)
+        case .disconnecting:
+            return []
+        case .idle, .backoff, .waitingForSlot:
+            if isConnected { return [.disconnect] + enterDisconnecting(now: now) }
+            return enterBackoff(now: now)
+        case .stopped:
+            return []
+        }
+    }
+
     mutating func enterIdle() -> [Action] {
         resetLinkFlags()
         releasing = false
@@ -291,6 +315,7 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
             return [.requestSlot]
         }
         releasing = false
+        heldUntil = nil
         let deadline = now.advanced(by: configuration.connectTimeout)
         state = .connecting(deadline: deadline)
         return [.connect, .scheduleTick(at: deadline)]
@@ -316,7 +341,8 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
     }
 
     mutating func enterBackoff(now: Instant) -> [Action] {
-        let until = now.advanced(by: backoff.next())
+        // A failed pairing's delay replaces the reconnect delay (which does not grow for it).
+        let until = heldUntil.flatMap { $0 > now ? $0 : nil } ?? now.advanced(by: backoff.next())
         state = .backoff(until: until)
         return dropSlot() + [.scheduleTick(at: until)]
     }
