@@ -20,7 +20,7 @@ issue 5's list, with the invariants checked continuously.
   --faults KIND,...           inject only these kinds (default: all, listed below)
   --min-faults N              every kind injected must be injected and recovered at least N
                               times (default 1): the fault phase goes on past its share of the
-                              run until it is (at most 5 minutes more), and a kind that falls
+                              run until it is (at most as long again), and a kind that falls
                               short fails the run
   --keep                      keep the work directory (soak.log, bridge.log, bluez-sim.log,
                               notify.log, mqtt.log, rss.log, the config and the scenario)
@@ -216,8 +216,8 @@ SLACK = float(os.environ['SOAK_SLACK']); RSS_GROWTH = float(os.environ['SOAK_RSS
 MAX_LOST = int(os.environ['SOAK_MAX_LOST']); MOSQUITTO = os.environ['SOAK_MOSQUITTO']
 N_KNOWN = int(os.environ['SOAK_KNOWN']); N_FOUND = int(os.environ['SOAK_FOUND'])
 MIN_FAULTS = int(os.environ['SOAK_MIN_FAULTS'])
-# The fault phase goes on at most this long past its share of the run to reach MIN_FAULTS.
-FAULT_OVERTIME = 300.0
+# The fault phase goes on at most as long again as the run to reach MIN_FAULTS.
+FAULT_OVERTIME = float(DURATION)
 BASE = 'ble'
 RECOVERY_TIMEOUT = 60.0
 LEAK_TIMEOUT = 45.0
