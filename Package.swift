@@ -103,8 +103,11 @@ let package = Package(
         ),
         .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),
         .testTarget(name: "BridgeBaseTests", dependencies: ["BridgeBase"]),
-        .testTarget(name: "BluezSimKitTests", dependencies: ["BluezSimKit"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport"]),
+        // The executables a test target runs are its dependencies, so that `swift test` and
+        // `swift build --build-tests` build them next to the test bundle, where the tests look for
+        // them (Tests/IntegrationTests/Harness/Paths.swift): never a stale or missing binary.
+        .testTarget(name: "BluezSimKitTests", dependencies: ["BluezSimKit", "bluez-sim"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ble-mqtt-bridge", "bluez-sim"]),
     ]
 )
 

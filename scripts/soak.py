@@ -4,7 +4,8 @@
 issue 5's list, with the invariants checked continuously.
 
   scripts/soak.py [--minutes N | --seconds N] [--devices N] [--seed N] [--slack F]
-               [--rss-growth-mib M] [--max-lost N] [--faults KIND,...] [--keep] [--debug]
+               [--rss-growth-mib M] [--max-lost N] [--faults KIND,...] [--min-faults N]
+               [--keep] [--debug]
 
   --minutes N / --seconds N   length of the run (default 2 minutes), start-up not included
   --devices N                 peripherals (default 20: half "known" at 4 Hz, half "found" by the
@@ -17,18 +18,24 @@ issue 5's list, with the invariants checked continuously.
   --max-lost N                values the simulator notified that never reached MQTT, outside the
                               broker outages, tolerated (default 0)
   --faults KIND,...           inject only these kinds (default: all, listed below)
+  --min-faults N              every kind injected must be injected and recovered at least N
+                              times (default 1): the fault phase goes on past its share of the
+                              run until it is (at most as long again), and a kind that falls
+                              short fails the run
   --keep                      keep the work directory (soak.log, bridge.log, bluez-sim.log,
                               notify.log, mqtt.log, rss.log, the config and the scenario)
   --debug                     use the debug build instead of release
 
 What runs: a private dbus-daemon and bluez-sim (scripts/sim/start-sim, --notify-log), mosquitto on
-a free loopback port, `ble-mqtt-bridge run` (release build; built first when missing) whose config
+a free loopback port, `ble-mqtt-bridge run` (release build; `swift build` first, so never a stale
+binary) whose config
 names every peripheral by address (so the scan runs only while one is missing), and a Python MQTT
 subscriber (/usr/bin/python3: it has python3-dbus) that reconnects within 20 ms of a broker restart.
 
 Faults, injected at random intervals (1-6 s apart) through the simulator's control interface
 (scripts/sim/README.md), per device unless marked global (a global fault waits until every
-earlier fault has recovered, and nothing starts during it):
+earlier fault has recovered, and nothing starts during it). The kinds come in rounds, each kind
+once per round in a random order, so that a short run still injects every kind:
   drop                       DropConnection (link loss)
   out_of_range               SetInRange false, 2-8 s, true
   abort_by_local             FailNextConnect Failed "le-connection-abort-by-local" x1-2, then a drop
@@ -56,9 +63,12 @@ Invariants (checked every 0.5 s; a broken one is reported at once and fails the 
   - no leaked connections: no device connected in the simulator for 45 s while the bridge reports
     it offline; at the end every device is connected once and online;
   - the bridge's RSS after warm-up stays within the bound;
-  - at the end: no value published twice, no value lost outside broker outages (values the
-    bridge replaced by newer ones while the broker was away are reported, not lost), and SIGTERM
-    ends the bridge with status 0 within 5 s.
+  - every kind injected and recovered at least --min-faults times (a soak without faults proves
+    nothing);
+  - at the end: values were notified and received, no value published twice, no value lost
+    outside broker outages (more than --max-lost fails the run; values the bridge replaced by
+    newer ones while the broker was away are reported, not lost), and SIGTERM ends the bridge
+    with status 0 within 5 s.
 Prints a summary (RSS at start and end, faults injected by kind, recoveries, values expected vs
 received) and exits 1 when an invariant broke.
 """
@@ -106,6 +116,7 @@ def _arguments():
     parser.add_argument('--rss-growth-mib', type=float, default=3.0)
     parser.add_argument('--max-lost', type=int, default=0)
     parser.add_argument('--faults', default='')
+    parser.add_argument('--min-faults', type=int, default=1)
     parser.add_argument('--keep', action='store_true')
     parser.add_argument('--debug', action='store_true')
     return parser.parse_args()
@@ -123,6 +134,8 @@ def _prepare(a):
         seconds = int(os.environ.get('SOAK_SECONDS') or 120)
     if seconds < 30:
         _die('soak: the run must last at least 30 s')
+    if a.min_faults < 0:
+        _die('soak: --min-faults must be 0 or more')
     if not 2 <= a.devices <= 200:
         _die('soak: --devices must be 2..200')
     if shutil.which('swift') is None:
@@ -135,10 +148,10 @@ def _prepare(a):
     flags = ['--scratch-path', os.environ['SWIFT_SCRATCH_PATH']] if os.environ.get('SWIFT_SCRATCH_PATH') else []
     bin_dir = subprocess.run(['swift', 'build', *flags, '-c', config, '--show-bin-path'], cwd=root,
                              check=True, capture_output=True, text=True).stdout.strip()
-    if not all(os.access(os.path.join(bin_dir, p), os.X_OK) for p in ('ble-mqtt-bridge', 'bluez-sim')):
-        print('==> swift build -c %s (ble-mqtt-bridge, bluez-sim)' % config, flush=True)
-        for product in ('ble-mqtt-bridge', 'bluez-sim'):
-            subprocess.run(['swift', 'build', *flags, '-c', config, '--product', product], cwd=root, check=True)
+    # Always built (nothing to do when up to date): an existing binary may be older than the source.
+    print('==> swift build -c %s (ble-mqtt-bridge, bluez-sim)' % config, flush=True)
+    for product in ('ble-mqtt-bridge', 'bluez-sim'):
+        subprocess.run(['swift', 'build', *flags, '-c', config, '--product', product], cwd=root, check=True)
     work = tempfile.mkdtemp(prefix='ble-mqtt-bridge-soak.', dir='/tmp')
     # The scenario with the requested number of devices (half known, half found).
     known = a.devices // 2
@@ -154,6 +167,7 @@ def _prepare(a):
         'SOAK_SECONDS': str(seconds), 'SOAK_SEED': '' if a.seed is None else str(a.seed),
         'SOAK_SLACK': str(a.slack), 'SOAK_RSS_GROWTH': str(a.rss_growth_mib), 'SOAK_MAX_LOST': str(a.max_lost),
         'SOAK_MOSQUITTO': mosquitto, 'SOAK_KNOWN': str(known), 'SOAK_FOUND': str(found), 'SOAK_FAULTS': a.faults,
+        'SOAK_MIN_FAULTS': str(a.min_faults),
     })
     return work
 
@@ -201,6 +215,9 @@ SEED = int(os.environ['SOAK_SEED']) if os.environ.get('SOAK_SEED') else int(time
 SLACK = float(os.environ['SOAK_SLACK']); RSS_GROWTH = float(os.environ['SOAK_RSS_GROWTH']) * 1024 * 1024
 MAX_LOST = int(os.environ['SOAK_MAX_LOST']); MOSQUITTO = os.environ['SOAK_MOSQUITTO']
 N_KNOWN = int(os.environ['SOAK_KNOWN']); N_FOUND = int(os.environ['SOAK_FOUND'])
+MIN_FAULTS = int(os.environ['SOAK_MIN_FAULTS'])
+# The fault phase goes on at most as long again as the run to reach MIN_FAULTS.
+FAULT_OVERTIME = float(DURATION)
 BASE = 'ble'
 RECOVERY_TIMEOUT = 60.0
 LEAK_TIMEOUT = 45.0
@@ -724,6 +741,15 @@ def main():
     active = []
     next_fault = t_start + rng.uniform(1, 4)
     pending_global = None
+    kinds = DEVICE_FAULTS + GLOBAL_FAULTS
+    bag = []                      # the rest of this round of kinds (popped from the end)
+
+    t_faults_cap = t_faults_end + FAULT_OVERTIME
+    extended = False
+
+    def short_injected():
+        return [k for k in kinds if injected.get(k, 0) < MIN_FAULTS]
+
     last_stats = 0.0
     last_rss = 0.0
     last_report = t_start
@@ -746,11 +772,25 @@ def main():
                 active.remove(f)
                 if f.recovered_at:
                     recovery_times.setdefault(f.kind, []).append(f.recovered_at - f.ended_time)
+        if t_faults_end <= now < t_faults_cap and short_injected():
+            # Past the fault phase's share with a kind injected fewer than MIN_FAULTS times: it goes
+            # on, and the quiet phase and the end move with it.
+            if not extended:
+                log('fault phase extended: injected fewer than %d times: %s' % (MIN_FAULTS, ', '.join(short_injected())))
+                extended = True
+            t_end += now + 1.0 - t_faults_end
+            t_faults_end = now + 1.0
         if now >= next_fault and now < t_faults_end:
             glob_active = any(f.glob for f in active)
             if not glob_active:
                 # A global fault, once drawn, waits until every earlier fault has recovered.
-                kind = pending_global or rng.choice(DEVICE_FAULTS + GLOBAL_FAULTS)
+                if pending_global:
+                    kind = pending_global
+                else:
+                    if not bag:
+                        bag = list(kinds)
+                        rng.shuffle(bag)
+                    kind = bag.pop()
                 pending_global = kind if kind in GLOBAL_FAULTS and active else None
                 busy = {f.device.address for f in active if f.device}
                 scan_busy = any(f.kind in SCAN_FAULTS for f in active)
@@ -774,8 +814,11 @@ def main():
                         log('fault %r' % f)
                     except dbus.exceptions.DBusException as e:
                         log('fault %s not injected: %s' % (kind, e.get_dbus_message()))
+                        bag.insert(0, kind)
                     next_fault = now + rng.uniform(1, 6)
                 else:
+                    if kind not in GLOBAL_FAULTS:
+                        bag.insert(0, kind)     # later in this round (a global one waits as pending_global)
                     next_fault = now + 0.5
         if now >= t_faults_end and not active:
             # Quiet phase: no new faults; the run ends at t_end once every fault is over.
@@ -960,6 +1003,15 @@ def main():
     for m in re.finditer(r'published (\d+) values held while it was away; (\d+) older values were replaced', blog):
         held_sent += int(m.group(1))
         replaced += int(m.group(2))
+    # Every kind of fault injected and recovered (a soak that injected nothing checked nothing).
+    for k in DEVICE_FAULTS + GLOBAL_FAULTS:
+        n, r = injected.get(k, 0), len(recovery_times.get(k, []))
+        if n < MIN_FAULTS or r < MIN_FAULTS:
+            violation('fault %s injected %d times, recovered %d times: at least %d of each wanted'
+                      % (k, n, r, MIN_FAULTS))
+    if emitted_total == 0 or received_matched == 0:
+        violation('no values to compare: %d notified by the simulator (notify.log), %d of them received'
+                  % (emitted_total, received_matched))
     if lost_other > MAX_LOST:
         violation('%d values lost outside broker outages (e.g. %s)' % (lost_other, '; '.join(lost_examples)))
     if duplicated:

@@ -124,6 +124,7 @@ import Testing
         let bus = try PrivateBus()
         let scenarioPath = "\(dir)/scenario.yaml"
         try Self.scenario.write(toFile: scenarioPath, atomically: true, encoding: .utf8)
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "no bluez-sim at \(Self.binary)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["--scenario", scenarioPath, "--bus", bus.address, "--link-dir", dir, "--log-level", "warning"]
@@ -150,14 +151,16 @@ import Testing
         }
     }
 
-    /// The `bluez-sim` built next to the tests (`swift build --build-tests` builds it).
+    /// The `bluez-sim` of this build, found as the integration tests find their executables
+    /// (Tests/IntegrationTests/Harness/Paths.swift): in `$INTEGRATION_BIN_DIR`, else next to the running test
+    /// bundle. The test target depends on `bluez-sim`, so `swift build --build-tests` and `swift test` build it
+    /// there, whatever the configuration or `--scratch-path`.
     static let binary: String = {
-        let root = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
-        for configuration in ["debug", "release"] {
-            let path = "/\(root)/.build/\(configuration)/bluez-sim"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        if let directory = ProcessInfo.processInfo.environment["INTEGRATION_BIN_DIR"], !directory.isEmpty {
+            return "\(directory)/bluez-sim"
         }
-        return "/\(root)/.build/debug/bluez-sim"
+        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/proc/self/exe"
+        return "\((bundle as NSString).deletingLastPathComponent)/bluez-sim"
     }()
 }
 

@@ -68,6 +68,7 @@ struct ClusterPresenceTests {
             let quiet = cluster.observer.count
             let silenced = ContinuousClock.now
             for node in cluster.nodes { try await node.simctl(["SetInRange", Self.phone, "false"]) }
+            let outOfRange = ClusterHarness.now
             let away = try await cluster.waitFor("ble/alice_phone/presence", after: quiet, timeout: .seconds(40)) {
                 $0.object?["state"] as? String == "not_home"
             }
@@ -77,8 +78,15 @@ struct ClusterPresenceTests {
             // Home all along until then.
             let before = Self.presence(cluster).filter { $0.index < away.index }.compactMap { $0.object?["state"] as? String }
             #expect(before.allSatisfy { $0 == "home" }, "\(before)")
-            // Published by one bridge: one not_home, not one per bridge.
-            try await Task.sleep(for: .seconds(2))
+            // Published by one bridge: one not_home, not one per bridge. The marker: each bridge's sightings from a
+            // moment past its own not_home deadline (the last advertisement + away_after, 6 s; the sightings' heard-ago
+            // in whole seconds, 1 s more), so that a not_home of its own would have come before them.
+            let pastDeadline = Int(outOfRange.rounded(.up)) + 6 + 1 + 1
+            for node in cluster.nodes {
+                try await cluster.waitFor("ble/bridges/\(node.id)/sightings", after: quiet, timeout: .seconds(30)) {
+                    JSON.integer($0.object?["t"]).map { $0 >= pastDeadline } == true
+                }
+            }
             let notHome = Self.presence(cluster, after: quiet).filter { $0.object?["state"] as? String == "not_home" }
             #expect(notHome.count == 1, "\(notHome)")
         }

@@ -136,24 +136,45 @@ final class ClusterNode: @unchecked Sendable {
     }
 }
 
-/// What the cluster tests read from a simulator's `GetStats` (scripts/sim/README.md, "Control interface").
+/// What the cluster tests read from a simulator's `GetStats` (scripts/sim/README.md, "Control interface"). A
+/// counter GetStats does not report (a renamed statistic, an unknown device) is an issue of the test that reads it
+/// and reads as -1, so that no `== 0` or `<= n` check passes on a statistic that is not there.
 extension SimStats {
     /// `connects` of a device (successful connections since the start or the last `ResetStats`).
-    func connects(_ address: String) -> Int { JSON.integer(device(address)["connects"]) ?? 0 }
+    func connects(_ address: String, sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        Self.required(device(address), "connects", of: "device \(address)", sourceLocation)
+    }
 
     /// `connect_attempts` of a device.
-    func connectAttempts(_ address: String) -> Int { JSON.integer(device(address)["connect_attempts"]) ?? 0 }
+    func connectAttempts(_ address: String, sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        Self.required(device(address), "connect_attempts", of: "device \(address)", sourceLocation)
+    }
 
     /// Attempts that found a peripheral linked elsewhere (by another simulator, here).
-    var linkConflicts: Int { JSON.integer(raw["link_conflicts"]) ?? 0 }
+    var linkConflicts: Int { Self.required(raw, "link_conflicts", of: "the simulator", #_sourceLocation) }
 
     /// The peripherals this simulator holds a link to.
-    var links: Set<String> { Set(((raw["links"] as? [String: Any]) ?? [:]).keys) }
+    var links: Set<String> {
+        guard let links = raw["links"] as? [String: Any] else {
+            Issue.record("GetStats has no \"links\" object: \(raw.keys.sorted())")
+            return []
+        }
+        return Set(links.keys)
+    }
 
     /// Links, conflicts and connects per device, for failure messages.
     var clusterSummary: String {
         "links \(links.sorted()), link_conflicts \(linkConflicts), connects "
             + "\(addresses.map { "\($0)=\(connects($0))" })"
+    }
+
+    /// The integer `key` of `entry`; a missing or non-integer one is an issue (at `sourceLocation`) and reads -1.
+    private static func required(
+        _ entry: [String: Any], _ key: String, of what: String, _ sourceLocation: SourceLocation
+    ) -> Int {
+        if let value = JSON.integer(entry[key]) { return value }
+        Issue.record("GetStats of \(what) has no integer \"\(key)\": \(entry.keys.sorted())", sourceLocation: sourceLocation)
+        return -1
     }
 }
 

@@ -189,20 +189,32 @@ struct SimStats: @unchecked Sendable {
     /// What is wrong with the subscriptions and connections (empty when nothing is).
     func subscriptionAndLeakProblems(connected: Set<String>) -> [String] {
         var problems: [String] = []
+        for address in connected.sorted() where !addresses.contains(address) {
+            problems.append("\(address) is not among GetStats' devices \(addresses)")
+        }
         for address in addresses {
             let device = device(address)
-            let isConnected = JSON.bool(device["connected"]) ?? false
+            guard let isConnected = JSON.bool(device["connected"]) else {
+                problems.append("\(address): GetStats has no \"connected\": \(device.keys.sorted())")
+                continue
+            }
             if connected.contains(address) {
                 if !isConnected { problems.append("\(address) is not connected") }
-                let connects = JSON.integer(device["connects"]) ?? 0
-                let sessions = device["notify_sessions_by_uuid"] as? [String: Any] ?? [:]
-                for (uuid, count) in sessions where (JSON.integer(count) ?? 0) > 1 {
+                // A statistic GetStats does not report (renamed, say) is a problem, not a pass.
+                guard let connects = JSON.integer(device["connects"]),
+                    let sessions = device["notify_sessions_by_uuid"] as? [String: Any],
+                    let clients = device["notify_clients"] as? [Any],
+                    let calls = device["start_notify_calls_by_uuid"] as? [String: Any]
+                else {
+                    problems.append("\(address): GetStats lacks connects, notify_sessions_by_uuid, notify_clients or "
+                        + "start_notify_calls_by_uuid: \(device.keys.sorted())")
+                    continue
+                }
+                for (uuid, count) in sessions where (JSON.integer(count) ?? 2) > 1 {
                     problems.append("\(address): \(count) notify sessions on \(uuid)")
                 }
-                let clients = device["notify_clients"] as? [Any] ?? []
                 if clients.count > 1 { problems.append("\(address): several notify clients \(clients)") }
-                let calls = device["start_notify_calls_by_uuid"] as? [String: Any] ?? [:]
-                for (uuid, count) in calls where (JSON.integer(count) ?? 0) > connects {
+                for (uuid, count) in calls where (JSON.integer(count) ?? connects + 1) > connects {
                     problems.append(
                         "\(address): \(count) StartNotify calls on \(uuid) for \(connects) connections (duplicate subscription)")
                 }

@@ -152,7 +152,9 @@ struct KnownPeripheralTests {
             #expect(connect != nil && (scan == nil || connect! < scan!), "connect at line \(String(describing: connect)), scan at \(String(describing: scan))")
             let stats = try await harness.simStats()
             #expect(JSON.integer(stats.raw["connect_attempts"]) ?? 0 > 0)
-            let scans = (JSON.integer(stats.adapter()["discovery_starts"]) ?? 0) - (JSON.integer(before.adapter()["discovery_starts"]) ?? 0)
+            let startsAfter = try #require(JSON.integer(stats.adapter()["discovery_starts"]), "GetStats: \(stats.adapter())")
+            let startsBefore = try #require(JSON.integer(before.adapter()["discovery_starts"]), "GetStats: \(before.adapter())")
+            let scans = startsAfter - startsBefore
             // At most the one scan that started stalled, and the simulator reported no advertisement
             // ("device found") since the stall.
             #expect(scans <= 1, "\(scans) scans started: the stalled one was restarted")

@@ -42,12 +42,33 @@ extension Harness {
     func waitForBridgeLogLines(
         count: Int, timeout: Duration = .seconds(30), _ what: String, where predicate: (Substring) -> Bool
     ) async throws -> [Substring] {
+        try await waitForLines(count: count, timeout: timeout, "bridge log lines with \(what)", where: predicate) {
+            Substring(bridgeLog)
+        }
+    }
+
+    /// Waits until the simulator's log, from its byte `offset` on (`simulatorLog.utf8.count` at a mark), holds at
+    /// least `count` lines satisfying `predicate`, and returns them.
+    @discardableResult
+    func waitForSimulatorLogLines(
+        count: Int, after offset: Int = 0, timeout: Duration = .seconds(30), _ what: String,
+        where predicate: (Substring) -> Bool
+    ) async throws -> [Substring] {
+        try await waitForLines(count: count, timeout: timeout, "simulator log lines with \(what)", where: predicate) {
+            Substring(simulatorLog.utf8.dropFirst(offset))
+        }
+    }
+
+    /// Polls `text` (a log file) until it holds `count` lines satisfying `predicate`.
+    private func waitForLines(
+        count: Int, timeout: Duration, _ what: String, where predicate: (Substring) -> Bool, text: () -> Substring
+    ) async throws -> [Substring] {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let lines = bridgeLog.split(separator: "\n").filter(predicate)
+            let lines = text().split(separator: "\n").filter(predicate)
             if lines.count >= count { return lines }
             guard ContinuousClock.now < deadline else {
-                throw HarnessError("\(lines.count) of \(count) bridge log lines with \(what) within \(timeout)\n\(context())")
+                throw HarnessError("\(lines.count) of \(count) \(what) within \(timeout)\n\(context())")
             }
             // The log is a file: poll it at a short interval.
             try await Task.sleep(for: .milliseconds(20))

@@ -58,9 +58,21 @@ struct PresenceTests {
             let beacon = try await harness.waitFor("ble/beacon/presence", timeout: .seconds(20))
             #expect(beacon.object?["state"] as? String == "home", "\(beacon)")
 
-            // Three rotations: new addresses, the same tracker, still home (never not_home).
-            try await Task.sleep(for: .seconds(6))
-            #expect(Self.states(harness, "alice_phone").allSatisfy { $0 == "home" }, "\(Self.states(harness, "alice_phone"))")
+            // Three rotations: new addresses, the same tracker, still home (never not_home). The marker: after the
+            // simulator's third rotation, the phone's RSSI moves, and only a bridge that resolves the address it
+            // advertises from then (the old ones are silent) can publish the move; by then away_after (4 s) has
+            // passed since the first rotation, so a tracker lost at a rotation would have gone not_home before.
+            let rotations = harness.simulatorLog.utf8.count
+            try await harness.waitForSimulatorLogLines(
+                count: 3, after: rotations, timeout: .seconds(20), "the phone's address rotated"
+            ) { $0.contains("private address rotated") && $0.contains(Self.phone) }
+            let louder = harness.observer.count
+            try await harness.simControl("SetRSSI", Self.phone, "", "-35")
+            let moved = try await harness.waitFor("ble/alice_phone/presence", after: louder, timeout: .seconds(30)) {
+                ($0.object?["rssi"] as? Int).map { $0 >= -45 } == true
+            }
+            let states = Self.states(harness, "alice_phone")
+            #expect(states.count >= 2 && states.allSatisfy { $0 == "home" }, "\(states), the move: \(moved)")
             let resolved = ChildProcess.read(harness.bridgeLogPath).split(separator: "\n").filter {
                 $0.contains("tracker alice_phone: heard")
             }
