@@ -71,8 +71,9 @@ struct ClusterPartitionTests {
             #expect(releasedAfter <= keepAlive + 1, "released \(releasedAfter) s after the cut (keepalive \(keepAlive) s)")
             #expect(released! < offline.time, "alpha released its links \(releasedAfter) s after the cut, the will came at \(offlineAfter) s")
             if expiry == .exact {
-                let expired = relay.events.compactMap { event -> Double? in if case .expired(_, let at) = event { return at } else { return nil } }
-                #expect(!expired.isEmpty, "the relay ended the session: \(relay.events)")
+                // The relay ends the session at 1.5 × keepalive; mosquitto's own check may come first (it counts whole
+                // seconds: `keepalive * 3 / 2` is 7 for 5 s), which is only harsher. Either way, no later.
+                #expect(offlineAfter <= keepAlive * 1.5 + 2, "the will came \(offlineAfter) s after the cut: \(relay.events)")
             }
 
             for device in moved {
