@@ -48,15 +48,18 @@ struct ClusterPartitionTests {
 
             let keepAlive = Double(Self.keepAlive)
             if expiry == .exact { relay.expireSilentAfter = .milliseconds(Int64(keepAlive * 1500)) }
-            relay.silenced = true
             let cut = ClusterHarness.now
+            relay.silenced = true
 
-            // alpha's links end (its simulator no longer holds them): the moment of the release.
+            // alpha's links end (its simulator no longer holds them). Polled through `simctl` runs, so the moment is an
+            // upper bound, late by as much as a loaded machine delays a process: printed, not judged. What is judged:
+            // the moment alpha gave up on the broker (the relay, a thread of this process, saw it close its side), and
+            // that the other bridge never found a peripheral still linked (`link_conflicts`, below).
             var released: Double?
             while released == nil {
                 let stats = try await alpha.stats()
                 if stats.links.isDisjoint(with: linked) { released = ClusterHarness.now; break }
-                guard ClusterHarness.now - cut < keepAlive * 3 else {
+                guard ClusterHarness.now - cut < keepAlive * 3 + 10 else {
                     Issue.record("alpha still holds \(stats.links) \(ClusterHarness.now - cut) s after the cut\n\(cluster.context())")
                     return
                 }
@@ -65,16 +68,16 @@ struct ClusterPartitionTests {
             let offline = try await cluster.waitForTimed("ble/bridges/alpha/state", after: cut, timeout: .seconds(Int64(keepAlive * 3))) {
                 $0.payload == "offline"
             }
-            let releasedAfter = released! - cut
+            let gaveUp = relay.events.compactMap { event -> Double? in
+                if case .clientClosed(_, let at) = event, at > cut { return at } else { return nil }
+            }.first
+            let gaveUpAfter = (gaveUp ?? .infinity) - cut
             let offlineAfter = offline.time - cut
-            print(String(format: "partition (\(expiry), keepalive %.0f s): links released %.2f s after the cut, offline (will) %.2f s after", keepAlive, releasedAfter, offlineAfter))
-            #expect(releasedAfter <= keepAlive + 1, "released \(releasedAfter) s after the cut (keepalive \(keepAlive) s)")
-            #expect(released! < offline.time, "alpha released its links \(releasedAfter) s after the cut, the will came at \(offlineAfter) s")
-            if expiry == .exact {
-                // The relay ends the session at 1.5 × keepalive; mosquitto's own check may come first (it counts whole
-                // seconds: `keepalive * 3 / 2` is 7 for 5 s), which is only harsher. Either way, no later.
-                #expect(offlineAfter <= keepAlive * 1.5 + 2, "the will came \(offlineAfter) s after the cut: \(relay.events)")
-            }
+            print(String(
+                format: "partition (\(expiry), keepalive %.0f s): gave up on the broker %.2f s after the cut, links released %.2f s after (polled), offline (will) %.2f s after",
+                keepAlive, gaveUpAfter, released! - cut, offlineAfter))
+            #expect(gaveUpAfter <= keepAlive + 1, "alpha gave up on the broker \(gaveUpAfter) s after the cut (keepalive \(keepAlive) s): \(relay.events)")
+            #expect(gaveUpAfter < offlineAfter, "alpha gave up \(gaveUpAfter) s after the cut, the will came at \(offlineAfter) s")
 
             for device in moved {
                 let topic = device.segment == Cluster.thermo.segment ? "ble/thermo/advertisement" : Cluster.valueTopic(device)
@@ -89,8 +92,8 @@ struct ClusterPartitionTests {
             // Healed: alpha is back on the broker, reads the owners, takes nothing back.
             let ownerMark = cluster.observer.count
             let availabilityOnline = try #require(cluster.observer.messages("ble/tick1/availability").last { $0.payload == "online" })
+            let healed = ClusterHarness.now  // before the heal: what it causes comes after this mark
             relay.silenced = false
-            let healed = ClusterHarness.now
             let online = try await cluster.waitForTimed("ble/bridges/alpha/state", after: healed, timeout: .seconds(40)) {
                 $0.payload == "online"
             }
