@@ -8,7 +8,7 @@ import Glibc
 // Built by scripts/fuzz with coverage instrumentation, AddressSanitizer and libFuzzer's driver
 // (libclang_rt.fuzzer_no_main): main hands control to libFuzzer, which calls fuzzOneInput for
 // every input; FUZZ_TARGET names the parser.
-nonisolated(unsafe) let fuzzTarget: String = getenv("FUZZ_TARGET").map { String(cString: $0) } ?? "json"
+let fuzzTarget: String = getenv("FUZZ_TARGET").map { String(cString: $0) } ?? "json"
 
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
