@@ -249,6 +249,28 @@ import Testing
         f.expect(.connectedChanged(false), F.disconnected, at: 5, [])
     }
 
+    @Test("a slow poll cycle whose listening runs past the next cycle's start still ends its listening (the stale start does not hide it)")
+    func slowPollCycleStillStopsListening() throws {
+        // interval 4 s, listen 2 s, the reads done only at 3 s: listening until 5 s, the next cycle due at 4 s.
+        var f = try F(policy: .poll(interval: .seconds(4), listen: .seconds(2)))
+        f.expect(.start, F.disconnected, at: 0, ["availability offline", "requestSlot"])
+        f.expect(.slotGranted, F.disconnected, at: 0, ["connect #1"])
+        f.expect(.connectFinished(attempt: 1, error: nil), F.connected, at: 1, ["report connectReturned", "report link up"])
+        f.expect(.servicesResolved(true), F.resolved, at: 2, Self.routes + ["AcquireNotify 180d/2a37 #1"])
+        f.expect(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2, ["AcquireNotify 180f/2a19 #1"])
+        f.expect(try f.subscribed("2a19", attempt: 1), F.resolved, at: 2, ["ReadValue 180d/2a38 #1"])
+        f.expect(try f.read("2a38", attempt: 1, [1]), F.resolved, at: 3, ["publishRead 180d/2a38 [1]", "ReadValue 180f/2a19 #1"])
+        f.expect(try f.read("2a19", attempt: 1, [90]), F.resolved, at: 3, [
+            "publishRead 180f/2a19 [90]", Self.mapped, "availability online", "report availability true",
+        ])
+        #expect(f.core.cycle.phase == .listening(until: F.t(5)))
+        #expect(f.core.cycle.nextAt == F.t(4))
+        // The timers run at 4 s (another deadline, an input): listening goes on, and its end stays a deadline.
+        f.expect(.deadline, F.resolved, at: 4, [])
+        #expect(f.core.nextDeadline == F.t(5), "listening ends at 5 s: \(String(describing: f.core.nextDeadline))")
+        f.expect(.deadline, F.resolved, at: 5, ["disconnect #2"])
+    }
+
     @Test("a poll cycle connects, reads, listens, lets go, and starts again at its interval")
     func pollCycle() throws {
         var f = try F(policy: .poll(interval: .seconds(60), listen: .seconds(10)))

@@ -25,7 +25,11 @@ struct PollCycle: Sendable {
         switch phase {
         case .waiting: return nextAt
         case .running: return nextAt
-        case .listening(let until): return nextAt.map { min($0, until) } ?? until
+        // Only the end of listening: the next cycle's start cannot be acted on before it (``SessionCore/advanceCycle()``
+        // looks at nothing else while listening), and once passed, the minimum of the two hid the end (the core drops
+        // deadlines that had passed when its timers last ran): a cycle slower than `poll_interval - listen` listened on
+        // until some other deadline.
+        case .listening(let until): return until
         }
     }
 }
