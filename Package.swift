@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "RuntimeCore", targets: ["RuntimeCore"]),
         .library(name: "Bridge", targets: ["Bridge"]),
     ],
     dependencies: [
@@ -48,10 +49,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The runtime's decisions as pure state machines (sessions, supervisor, cluster): no I/O, no clock, no
+        // D-Bus or MQTT below them. Bridge's executors run them.
+        .target(
+            name: "RuntimeCore",
+            dependencies: ["BridgeCore", "BridgeBase", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "Bridge",
             dependencies: [
-                "BridgeCore", "BlueZ", "MQTT", "BridgeBase",
+                "RuntimeCore", "BridgeCore", "BlueZ", "MQTT", "BridgeBase",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -94,10 +101,11 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit", "BridgeBase", "TestSupport"]),
         .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),
+        .testTarget(name: "RuntimeCoreTests", dependencies: ["RuntimeCore", "BridgeCore", "BridgeBase"]),
         .testTarget(
             name: "BridgeTests",
             dependencies: [
-                "Bridge", "BridgeBase", "BridgeCore", "BlueZ", "DBusKit", "MQTT",
+                "Bridge", "RuntimeCore", "BridgeBase", "BridgeCore", "BlueZ", "DBusKit", "MQTT",
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]
         ),
@@ -119,7 +127,7 @@ let package = Package(
 /// swift-service-lifecycle, swift-async-algorithms and swift-collections still autolink it: only
 /// the static standard library below keeps it out of the release binary.)
 let bridgeModules: Set<String> = [
-    "BridgeBase", "DBusKit", "MQTT", "YAMLKit", "BlueZ", "BridgeCore", "Bridge", "ble-mqtt-bridge",
+    "BridgeBase", "DBusKit", "MQTT", "YAMLKit", "BlueZ", "BridgeCore", "RuntimeCore", "Bridge", "ble-mqtt-bridge",
 ]
 for target in package.targets where bridgeModules.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [

@@ -38,6 +38,41 @@ public enum BlueZNames {
         adapter + "/dev_" + String(address.uppercased().map { $0 == ":" ? "_" : $0 })
     }
 
+    /// `/org/bluez/hci0/dev_AA_BB_...` → `AA:BB:...` (empty when the path is not a device's).
+    public static func address(fromDevicePath path: String) -> String {
+        guard let last = path.split(separator: "/").last, last.hasPrefix("dev_") else { return "" }
+        return String(last.dropFirst(4).map { $0 == "_" ? ":" : $0 })
+    }
+
+    /// `/org/bluez/hciN/dev_XX_XX_XX_XX_XX_XX/...` → the device's path (nil above or beside a device).
+    public static func devicePath(of path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count >= 4, parts[3].hasPrefix("dev_") else { return nil }
+        return "/" + parts[0..<4].joined(separator: "/")
+    }
+
+    /// The adapter name in a BlueZ object path: `/org/bluez/hci1/dev_…` → `hci1`; the path itself when it is not
+    /// below `/org/bluez/`.
+    public static func adapterName(of path: String) -> String {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count >= 3, parts[0] == "org", parts[1] == "bluez" else { return path }
+        return String(parts[2])
+    }
+
+    /// The device object of `address` below the adapter named `adapterName` (`hci0`).
+    public static func devicePath(adapterName: String, address: String) -> String {
+        devicePath(adapter: adapterPath(adapterName), address: address)
+    }
+
+    /// A device's name as advertised: `Name`, else `Alias` unless it is BlueZ's default for a device without a
+    /// name (its address with `-`: `A4-C1-38-00-00-05`).
+    public static func localName(name: String?, alias: String?, address: BluetoothAddress) -> String? {
+        if let name, !name.isEmpty { return name }
+        guard let alias, !alias.isEmpty else { return nil }
+        if alias.utf8.count == 17, BluetoothAddress(String(alias.map { $0 == "-" ? ":" : $0 })) == address { return nil }
+        return alias
+    }
+
     /// `service000a`, `char000b`, `desc000d`: a prefix and the handle as four lowercase hex digits.
     public static func handleComponent(_ prefix: String, _ handle: UInt16) -> String {
         prefix + Hex.encode([UInt8(handle >> 8), UInt8(handle & 0xff)])

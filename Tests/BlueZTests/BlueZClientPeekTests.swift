@@ -163,12 +163,12 @@ import Testing
     @Test("the local name: Name, else an Alias that is not BlueZ's address-derived default")
     func localName() throws {
         let address = try #require(BluetoothAddress("A4:C1:38:00:00:05"))
-        #expect(BlueZDevice.localName(name: "LYWSD03MMC", alias: "Kitchen", address: address) == "LYWSD03MMC")
-        #expect(BlueZDevice.localName(name: nil, alias: "Kitchen", address: address) == "Kitchen")
-        #expect(BlueZDevice.localName(name: nil, alias: "A4-C1-38-00-00-05", address: address) == nil)
-        #expect(BlueZDevice.localName(name: nil, alias: "a4-c1-38-00-00-05", address: address) == nil)
-        #expect(BlueZDevice.localName(name: nil, alias: "A4-C1-38-00-00-06", address: address) == "A4-C1-38-00-00-06")
-        #expect(BlueZDevice.localName(name: "", alias: "GVH5075_1234", address: address) == "GVH5075_1234")
-        #expect(BlueZDevice.localName(name: nil, alias: nil, address: address) == nil)
+        #expect(BlueZNames.localName(name: "LYWSD03MMC", alias: "Kitchen", address: address) == "LYWSD03MMC")
+        #expect(BlueZNames.localName(name: nil, alias: "Kitchen", address: address) == "Kitchen")
+        #expect(BlueZNames.localName(name: nil, alias: "A4-C1-38-00-00-05", address: address) == nil)
+        #expect(BlueZNames.localName(name: nil, alias: "a4-c1-38-00-00-05", address: address) == nil)
+        #expect(BlueZNames.localName(name: nil, alias: "A4-C1-38-00-00-06", address: address) == "A4-C1-38-00-00-06")
+        #expect(BlueZNames.localName(name: "", alias: "GVH5075_1234", address: address) == "GVH5075_1234")
+        #expect(BlueZNames.localName(name: nil, alias: nil, address: address) == nil)
     }
 }

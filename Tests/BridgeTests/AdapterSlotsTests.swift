@@ -1,3 +1,4 @@
+import BridgeBase
 import BlueZ
 import BridgeCore
 import MQTT
@@ -36,9 +37,9 @@ import Testing
     }
 
     @Test func adapterOfAPath() {
-        #expect(SupervisorCore.adapterName(of: "/org/bluez/hci1/dev_AA_BB_CC_DD_EE_FF") == "hci1")
-        #expect(SupervisorCore.adapterName(of: "/org/bluez/hci0") == "hci0")
-        #expect(SupervisorCore.adapterName(of: "/elsewhere/x") == "/elsewhere/x")
+        #expect(BlueZNames.adapterName(of: "/org/bluez/hci1/dev_AA_BB_CC_DD_EE_FF") == "hci1")
+        #expect(BlueZNames.adapterName(of: "/org/bluez/hci0") == "hci0")
+        #expect(BlueZNames.adapterName(of: "/elsewhere/x") == "/elsewhere/x")
     }
 
     @Test("bridge/devices and health name each device's adapter; health has a per-adapter slots object")

@@ -1,3 +1,4 @@
+import BridgeBase
 import BridgeCore
 import DBusKit
 import Logging

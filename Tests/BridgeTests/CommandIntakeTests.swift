@@ -1,3 +1,4 @@
+import BridgeBase
 import BridgeCore
 import Logging
 import MQTT
@@ -71,7 +72,7 @@ import Testing
         #expect(pending.operation == .set)
         #expect(pending.resultTopic == "ble/thermostat/180a/2a29/result")
         #expect(pending.deadline == f.clock.now.advanced(by: .seconds(7)))
-        #expect(pending.message.payload == Array(#"{"hex": "01"}"#.utf8))
+        #expect(pending.payload == Array(#"{"hex": "01"}"#.utf8))
         #expect(other.count == 0)
         #expect(f.broker.all.isEmpty)
     }

@@ -1,3 +1,4 @@
+import BridgeBase
 import BlueZ
 import Synchronization
 import Testing

@@ -145,7 +145,7 @@ struct ReportBasis: Sendable {
         guard let address = p["Address"]?.string.flatMap({ BluetoothAddress($0) }) else { return nil }
         self.address = address
         addressType = p["AddressType"]?.string.flatMap(AddressType.init(rawValue:)) ?? .public
-        name = BlueZDevice.localName(name: p["Name"]?.string, alias: p["Alias"]?.string, address: address)
+        name = BlueZNames.localName(name: p["Name"]?.string, alias: p["Alias"]?.string, address: address)
         serviceUUIDs = (p["UUIDs"]?.strings ?? []).compactMap { BluetoothUUID($0) }
         serviceData = BlueZDevice.serviceData(p["ServiceData"])
         manufacturerData = BlueZDevice.manufacturerData(p["ManufacturerData"])

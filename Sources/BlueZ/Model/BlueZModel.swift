@@ -78,21 +78,11 @@ public struct BlueZDevice: Sendable, Hashable {
 
     /// The device's name as advertised (SPEC §13: some families are told by it): `Name`, else
     /// `Alias` unless it is BlueZ's default for a device without a name (its address with `-`).
-    public var localName: String? { Self.localName(name: name, alias: alias, address: address) }
+    public var localName: String? { BlueZNames.localName(name: name, alias: alias, address: address) }
 
-    /// `Name`, else `Alias` unless it is the address-derived default (`A4-C1-38-00-00-05`).
-    public static func localName(name: String?, alias: String?, address: BluetoothAddress) -> String? {
-        if let name, !name.isEmpty { return name }
-        guard let alias, !alias.isEmpty else { return nil }
-        if alias.utf8.count == 17, BluetoothAddress(String(alias.map { $0 == "-" ? ":" : $0 })) == address { return nil }
-        return alias
-    }
 
     /// `/org/bluez/hci0/dev_AA_BB_...` → `AA:BB:...` (empty when the path is not a device's).
-    public static func address(fromPath path: String) -> String {
-        guard let last = path.split(separator: "/").last, last.hasPrefix("dev_") else { return "" }
-        return String(last.dropFirst(4).map { $0 == "_" ? ":" : $0 })
-    }
+    public static func address(fromPath path: String) -> String { BlueZNames.address(fromDevicePath: path) }
 }
 
 /// A snapshot of an `org.bluez.GattService1` object.

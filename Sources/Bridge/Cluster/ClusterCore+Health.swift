@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 
 extension ClusterCore {
     /// The health object's `cluster` part.

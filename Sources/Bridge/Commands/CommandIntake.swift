@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 import Logging
 import MQTT
 
@@ -60,7 +61,7 @@ struct CommandIntake: Sendable {
             supervisor.send(.request(command: command, message: message))
         case .characteristic(let device, let service, let characteristic, let op):
             let pending = PendingCommand(
-                message: message, device: device, service: service, characteristic: characteristic, operation: op,
+                payload: message.payload, replyTo: CommandResponder.replyAddress(of: message), device: device, service: service, characteristic: characteristic, operation: op,
                 resultTopic: String(message.topic.dropLast(4)) + "/result", deadline: clock.now.advanced(by: timeout))
             // Rule 1 of a cluster: the owner executes, the others ignore; for a device nobody owns, one bridge answers.
             var owner: String?

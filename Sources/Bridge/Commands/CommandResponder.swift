@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 import Logging
 import MQTT
 
@@ -16,26 +17,30 @@ struct CommandResponder: Sendable {
         if let e = broker.publish(topic: p.resultTopic, payload: payload, qos: 1, retain: false) {
             logger.warning("result for \(p.resultTopic) not sent: \(e)")
         }
-        reply(to: p.message, payload)
+        if let address = p.replyTo { reply(to: address, payload) }
     }
 
-    /// Sends `payload` to the message's v5 Response Topic, if it has a valid one.
+    /// Sends `payload` to the message's v5 Response Topic, if it has one.
     func reply(to message: MQTTMessage, _ payload: [UInt8]) {
-        guard let topic = message.responseTopic, !topic.isEmpty, TopicMapper.topicProblem(topic) == nil else { return }
-        broker.publish(MQTTMessage(
-            topic: topic, payload: payload, qos: 1, retain: false, responseTopic: nil,
-            correlationData: message.correlationData))
+        guard let address = Self.replyAddress(of: message) else { return }
+        reply(to: address, payload)
     }
 
-    /// The transaction a command carries (echoed in its result).
-    static func transaction(of p: PendingCommand) -> JSONValue? {
-        p.operation == .get
-            ? ReadCommand.parse(p.message.payload).transaction
-            : WriteCommand.parse(p.message.payload, format: .hex).transaction
+    /// Sends `payload` to a v5 Response Topic, if it is a valid topic.
+    func reply(to address: ReplyAddress, _ payload: [UInt8]) {
+        guard !address.topic.isEmpty, TopicMapper.topicProblem(address.topic) == nil else { return }
+        broker.publish(MQTTMessage(
+            topic: address.topic, payload: payload, qos: 1, retain: false, responseTopic: nil,
+            correlationData: address.correlationData))
+    }
+
+    /// A message's v5 Response Topic and Correlation Data (nil without a Response Topic).
+    static func replyAddress(of message: MQTTMessage) -> ReplyAddress? {
+        message.responseTopic.map { ReplyAddress(topic: $0, correlationData: message.correlationData) }
     }
 
     /// Answers a command with an error.
     func fail(_ p: PendingCommand, _ error: CommandError) {
-        finish(p, .failed(CommandResult.Operation(p.operation), error: error, transaction: Self.transaction(of: p)))
+        finish(p, p.failure(error))
     }
 }

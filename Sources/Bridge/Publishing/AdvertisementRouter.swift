@@ -1,5 +1,6 @@
 import BlueZ
 import BridgeCore
+import RuntimeCore
 import Logging
 import Synchronization
 

@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 import MQTT
 import Synchronization
 

@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 import Synchronization
 
 /// The devices the bridge manages, as everyone outside a session sees them: which session has
@@ -26,7 +27,7 @@ final class DeviceRegistry: Sendable {
         /// Links that came up since start (health: `reconnects` is one less).
         var connects = 0
         /// The adapter the device is reached through (`bridge/devices` and health name it, SPEC §10).
-        var adapter: String { SupervisorCore.adapterName(of: path) }
+        var adapter: String { BlueZNames.adapterName(of: path) }
     }
 
     private let entries = Mutex<[String: Entry]>([:])

@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 import Synchronization
 
 /// The connection slots of `bluetooth.max_connections` (SPEC §6), per adapter (SPEC §10): each adapter has
@@ -35,7 +36,7 @@ final class SlotPool: Sendable {
 
     /// Asks for a slot for the device at `path` on its adapter; the grant is sent to `mailbox` (now or later).
     func request(_ path: String, mailbox: Mailbox<SessionInput>) {
-        let adapter = SupervisorCore.adapterName(of: path)
+        let adapter = BlueZNames.adapterName(of: path)
         let granted = state.withLock { s in
             s.mailboxes[path] = mailbox
             var slots = s.slots(adapter)
@@ -48,7 +49,7 @@ final class SlotPool: Sendable {
 
     /// Gives a slot back (or leaves the queue); the next waiters of that adapter get theirs.
     func release(_ path: String) {
-        let adapter = SupervisorCore.adapterName(of: path)
+        let adapter = BlueZNames.adapterName(of: path)
         let granted: [Mailbox<SessionInput>] = state.withLock { s in
             guard var slots = s.adapters[adapter] else { return [] }
             let next = slots.release(path)

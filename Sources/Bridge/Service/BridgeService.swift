@@ -1,6 +1,7 @@
 import BlueZ
 import BridgeBase
 import BridgeCore
+import RuntimeCore
 import DBusKit
 import Logging
 import MQTT

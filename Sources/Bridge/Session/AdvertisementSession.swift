@@ -1,5 +1,6 @@
 import BlueZ
 import BridgeCore
+import RuntimeCore
 import Logging
 
 /// The session of a `connection: advertisement` device (SPEC §7), and of an advertiser that

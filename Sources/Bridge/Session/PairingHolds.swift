@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 import Synchronization
 
 /// The pairing retry schedule (``PairingRetry``) of each device whose pairing failed (SPEC §11), by address. The

@@ -1,5 +1,6 @@
 import BlueZ
 import BridgeCore
+import RuntimeCore
 import Logging
 
 /// One peripheral's session: the executor of its ``SessionCore``, which holds every decision
@@ -31,7 +32,8 @@ final class PeripheralSession {
         self.logger = logger
         availabilityTopic = context.topics.availability(device: device.segment)
         core = SessionCore(configuration: SessionCore.Configuration(
-            config: context.config, topics: context.topics, timing: context.timing, device: device))
+            config: context.config, topics: context.topics, timing: context.timing, device: device),
+            now: context.clock.now)
     }
 
     var path: String { device.path }
@@ -89,7 +91,7 @@ final class PeripheralSession {
                     try await central.connect(device: path, timeout: timeout)
                     mailbox.send(.connectFinished(attempt: attempt, error: nil))
                 } catch {
-                    mailbox.send(.connectFinished(attempt: attempt, error: error))
+                    mailbox.send(.connectFinished(attempt: attempt, error: BluetoothError(error)))
                 }
             }
         case .disconnect:
@@ -123,7 +125,7 @@ final class PeripheralSession {
                 do throws(BlueZError) {
                     try await central.pair(device: path, timeout: timeout)
                 } catch {
-                    mailbox.send(.pairFinished(attempt: attempt, error: error))
+                    mailbox.send(.pairFinished(attempt: attempt, error: BluetoothError(error)))
                     return
                 }
                 do throws(BlueZError) { try await central.setTrusted(device: path, true) } catch {

@@ -1,5 +1,6 @@
 import BlueZ
 import BridgeCore
+import RuntimeCore
 import Logging
 
 /// The BlueZ calls of a session's GATT queue, run by ``PeripheralSession`` as child tasks: each
@@ -18,12 +19,12 @@ enum SessionCalls {
                 // The link is gone (BlueZ answers "Not connected"): a StartNotify now would register a notify session
                 // that bluetoothd keeps for the next connection (which then refuses AcquireNotify with InProgress).
                 if error.code == .notConnected || error.message.lowercased().includes("not connected") {
-                    return .subscribed(mc, error: error, acquired: false)
+                    return .subscribed(mc, error: BluetoothError(error), acquired: false)
                 }
                 // Refused for lack of pairing (BlueZ paired on its own, or failed to): StartNotify would only make BlueZ
                 // pair once more for the same CCC write (SPEC §11); the core decides (pair, or count a failed pairing).
-                if SessionCore.isSecurityRefusal(error, linkDropped: true) {
-                    return .subscribed(mc, error: error, acquired: false)
+                if SessionCore.isSecurityRefusal(BluetoothError(error), linkDropped: true) {
+                    return .subscribed(mc, error: BluetoothError(error), acquired: false)
                 }
                 logger.debug("AcquireNotify \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): StartNotify instead")
             }
@@ -32,7 +33,7 @@ enum SessionCalls {
             try await central.startNotify(characteristic: mc.path)
             return .subscribed(mc, error: nil, acquired: false)
         } catch {
-            return .subscribed(mc, error: error, acquired: false)
+            return .subscribed(mc, error: BluetoothError(error), acquired: false)
         }
     }
 
@@ -46,7 +47,7 @@ enum SessionCalls {
         } catch {
             // 5.66 drops the link after a failed pairing and signals that before the error reply.
             let dropped = central.withTree { !($0.device(device)?.servicesResolved ?? false) }
-            return .read(mc, initial: initial, .failure(error), linkDropped: dropped)
+            return .read(mc, initial: initial, .failure(BluetoothError(error)), linkDropped: dropped)
         }
     }
 
@@ -57,7 +58,7 @@ enum SessionCalls {
         do throws(BlueZError) {
             return .descriptor(mc, kind, .success(try await central.readDescriptor(path, timeout: nil)))
         } catch {
-            return .descriptor(mc, kind, .failure(error))
+            return .descriptor(mc, kind, .failure(BluetoothError(error)))
         }
     }
 
@@ -72,7 +73,7 @@ enum SessionCalls {
             } catch {
                 return .command(
                     job.command, .failed(.write, error: map(error), transaction: job.transaction, response: job.type.withResponse),
-                    readValue: nil, refusal: SessionCore.isSecurityRefusal(error, linkDropped: false) ? error : nil)
+                    readValue: nil, refusal: Self.refusal(error))
             }
         }
         do {
@@ -83,8 +84,14 @@ enum SessionCalls {
         } catch {
             return .command(
                 job.command, .failed(.read, error: map(error), transaction: job.transaction), readValue: nil,
-                refusal: SessionCore.isSecurityRefusal(error, linkDropped: false) ? error : nil)
+                refusal: Self.refusal(error))
         }
+    }
+
+    /// The error when BlueZ refused a command for lack of pairing (the core may pair and send it again).
+    private static func refusal(_ error: BlueZError) -> BluetoothError? {
+        let e = BluetoothError(error)
+        return SessionCore.isSecurityRefusal(e, linkDropped: false) ? e : nil
     }
 
     /// A BlueZ error as a command error (SPEC §4 codes).

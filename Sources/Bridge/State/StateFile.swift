@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 import Logging
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import BlueZ
 import BridgeCore
+import RuntimeCore
 
 extension AdvertisementMonitorPattern {
     /// What the passive monitor listens for (SPEC §7, §13): a frame that matches none of these

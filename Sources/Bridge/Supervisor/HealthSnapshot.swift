@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 
 /// The bridge's health at one moment (SPEC §9), rendered as the health JSON object and as
 /// Prometheus text (node_exporter's textfile collector format).

@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 import Logging
 
 /// Home Assistant discovery (`homeassistant.discovery: true`): the bridge device's config and
@@ -7,16 +8,13 @@ import Logging
 ///
 /// Values are not retained (SPEC §4), so an entity Home Assistant creates (or re-creates after
 /// its restart) would stay `unknown` until the next notification, and for good for a value read
-/// once. After configs went out the last values are therefore sent again, ``resendDelay`` later:
+/// once. After configs went out the last values are therefore sent again, ``HomeAssistantTiming/resendDelay`` later:
 /// Home Assistant subscribes an entity's state topic only once it has processed the config.
 /// An advertisement device's last packet too: its new entities would otherwise wait for the
 /// device's next packet, minutes for some sensors (the one repeat of a packet the bridge makes;
 /// BlueZ's repeats are never published, SPEC §7). When (that delay, the legacy window) is the
 /// core's (``HomeAssistantSchedule``); this type only publishes.
 struct HomeAssistantPublisher {
-    /// How long after a config the last values are sent again.
-    static let resendDelay: Duration = .seconds(2)
-
     let broker: any MessageBroker
     let topics: TopicMapper
     let logger: Logger
@@ -47,9 +45,6 @@ struct HomeAssistantPublisher {
         self.bridge = bridge
         self.trackers = trackers
     }
-
-    /// How long device configs wait after the first broker connection.
-    static let legacyWindow: Duration = .seconds(1)
 
     /// Publishes a peripheral's config if it changed (or holds it back, `hold`); whether it was
     /// published (its values are then to follow).
@@ -110,7 +105,7 @@ struct HomeAssistantPublisher {
             publish(tracker: tracker)
             sent += 1
         }
-        logger.info("\(reason): published \(sent) discovery configs; last values follow in \(Self.resendDelay)")
+        logger.info("\(reason): published \(sent) discovery configs; last values follow in \(HomeAssistantTiming.resendDelay)")
     }
 
     /// Publishes a tracker's config (its presence is retained: no value follows).

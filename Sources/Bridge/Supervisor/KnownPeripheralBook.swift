@@ -1,4 +1,5 @@
 import BridgeCore
+import RuntimeCore
 import Logging
 
 /// The peripherals the bridge has connected to (SPEC §5), with the state file behind them.

@@ -1,5 +1,6 @@
 import BlueZ
 import BridgeCore
+import RuntimeCore
 import Logging
 
 /// Performing the core's actions: BlueZ calls as child tasks (their results come back through the
@@ -12,7 +13,7 @@ extension Supervisor {
             logger.log(level: level, "\(message)")
 
         case .powerOn(let name):
-            let adapter = SupervisorCore.adapterPath(name)
+            let adapter = BlueZNames.adapterPath(name)
             group.addTask {
                 do throws(BlueZError) {
                     try await central.setPowered(adapter: adapter, true)
@@ -22,7 +23,7 @@ extension Supervisor {
                 }
             }
         case .registerMonitor(let name):
-            let patterns = Self.monitorPatterns, adapter = SupervisorCore.adapterPath(name)
+            let patterns = Self.monitorPatterns, adapter = BlueZNames.adapterPath(name)
             group.addTask {
                 do throws(BlueZError) {
                     try await central.registerAdvertisementMonitor(adapter: adapter, patterns: patterns)
@@ -32,7 +33,7 @@ extension Supervisor {
                 }
             }
         case .startDiscovery(let name, let uuids, let duplicateData):
-            let adapter = SupervisorCore.adapterPath(name)
+            let adapter = BlueZNames.adapterPath(name)
             group.addTask {
                 do throws(BlueZError) {
                     try await central.setDiscoveryFilter(adapter: adapter, uuids: uuids, duplicateData: duplicateData)
@@ -43,21 +44,21 @@ extension Supervisor {
                 mailbox.send(.discoveryFinished(adapter: name, error: error))
             }
         case .restartDiscovery(let name):
-            let adapter = SupervisorCore.adapterPath(name)
+            let adapter = BlueZNames.adapterPath(name)
             group.addTask {
                 try? await central.stopDiscovery(adapter: adapter)
                 let error = await Supervisor.startDiscovery(central, adapter: adapter)
                 mailbox.send(.discoveryFinished(adapter: name, error: error))
             }
         case .stopDiscovery(let name):
-            let adapter = SupervisorCore.adapterPath(name)
+            let adapter = BlueZNames.adapterPath(name)
             group.addTask {
                 do throws(BlueZError) { try await central.stopDiscovery(adapter: adapter) } catch {
                     logger.debug("StopDiscovery: \(error)")
                 }
             }
         case .connectDevice(let address, let addressType, let path):
-            let adapter = SupervisorCore.adapterPath(SupervisorCore.adapterName(of: path))
+            let adapter = BlueZNames.adapterPath(BlueZNames.adapterName(of: path))
             group.addTask {
                 do throws(BlueZError) {
                     let created = try await central.connectDevice(adapter: adapter, address: address, addressType: addressType)
@@ -84,7 +85,7 @@ extension Supervisor {
                 }
             }
         case .removeDevice(let path):
-            let adapter = SupervisorCore.adapterPath(SupervisorCore.adapterName(of: path))
+            let adapter = BlueZNames.adapterPath(BlueZNames.adapterName(of: path))
             group.addTask {
                 try? await central.disconnect(device: path)
                 do throws(BlueZError) { try await central.removeDevice(adapter: adapter, device: path) } catch {

@@ -1,5 +1,6 @@
 import BlueZ
 import BridgeCore
+import RuntimeCore
 import Logging
 
 /// The pairing agent's answers (SPEC §11): ``PairingAgentPolicy`` decides for the device BlueZ names (its address,

@@ -1,5 +1,6 @@
 import BlueZ
 import BridgeCore
+import RuntimeCore
 
 #if canImport(Glibc)
 import Glibc
@@ -82,7 +83,7 @@ extension Supervisor {
                   let rssi = ctx.advertisements.rssi(path: path)
             else { continue }
             advertisementsHeard[path] = last
-            let adapter = SupervisorCore.adapterName(of: path)
+            let adapter = BlueZNames.adapterName(of: path)
             clusterStep(.heard(address: record.address, adapter: adapter, rssi: rssi), &group)
         }
         clusterStep(.tick, &group)
@@ -94,14 +95,14 @@ extension Supervisor {
               cluster.wants(address: address),
               let rssi = central.withTree({ $0.properties(path: path, interface: BlueZ.device)?["RSSI"]?.int })
         else { return }
-        clusterStep(.heard(address: address, adapter: SupervisorCore.adapterName(of: path), rssi: rssi), &group)
+        clusterStep(.heard(address: address, adapter: BlueZNames.adapterName(of: path), rssi: rssi), &group)
     }
 
     /// A session's link came up or went down (or the session ended).
     func clusterLink(_ path: String, up: Bool, _ group: inout DiscardingTaskGroup) {
         guard cluster != nil, let record = core.devices[path] else { return }
         if !up { advertisementsHeard[path] = nil }
-        let adapter = up ? SupervisorCore.adapterName(of: path) : nil
+        let adapter = up ? BlueZNames.adapterName(of: path) : nil
         clusterStep(.link(segment: record.segment, address: record.address, adapter: adapter), &group)
         clusterStep(.freeSlots(freeSlots), &group)
     }

@@ -1,5 +1,6 @@
 import BlueZ
 import BridgeCore
+import RuntimeCore
 import Logging
 import MQTT
 
@@ -30,7 +31,7 @@ final class Supervisor {
     /// With `cluster.enabled`: this bridge's part of the cluster (SPEC §10).
     var cluster: ClusterCore?
     /// The command roles last handed to intake.
-    var lastRoles = ClusterRoles.Snapshot()
+    var lastRoles = CommandRoles()
     /// When the cluster's next tick is due (``armDeadline()``).
     var clusterTickAt: BridgeInstant?
     /// Served advertisement devices: when their last advertisement was told to the cluster.
@@ -142,7 +143,7 @@ final class Supervisor {
         case .presence:
             break  // the loop waits for the new deadline
         case .trackerHeard(let name, let address, let path, let rssi):
-            clusterStep(.trackerHeard(segment: name, address: address, adapter: SupervisorCore.adapterName(of: path), rssi: rssi), &group)
+            clusterStep(.trackerHeard(segment: name, address: address, adapter: BlueZNames.adapterName(of: path), rssi: rssi), &group)
         case .cluster(let topic, let payload):
             clusterStep(.message(topic, payload: payload), &group)
         case .homeAssistantOnline:
@@ -173,11 +174,11 @@ final class Supervisor {
         case .storedConnectReturned(let path):
             feed(.storedConnectReturned(path: path), .none, &group)
         case .powerFinished(let adapter, let error):
-            feed(.powerFinished(adapter: adapter, error: error), .none, &group)
+            feed(.powerFinished(adapter: adapter, error: error.map(BluetoothError.init)), .none, &group)
         case .discoveryFinished(let adapter, let error):
-            feed(.discoveryFinished(adapter: adapter, error: error), .none, &group)
+            feed(.discoveryFinished(adapter: adapter, error: error.map(BluetoothError.init)), .none, &group)
         case .monitorRegistered(let adapter, let error):
-            feed(.monitorRegistered(adapter: adapter, error: error), .none, &group)
+            feed(.monitorRegistered(adapter: adapter, error: error.map(BluetoothError.init)), .none, &group)
         case .stop:
             feed(.stop, .none, &group)
         }
@@ -197,7 +198,7 @@ final class Supervisor {
                 clusterHeard(path, &group)
             }
             if ifaces.contains(BlueZ.gattService) || ifaces.contains(BlueZ.gattCharacteristic),
-               let device = SupervisorCore.devicePath(of: path)
+               let device = BlueZNames.devicePath(of: path)
             {
                 feed(.gattObjectsChanged(device: device), .none, &group)
             }
@@ -270,13 +271,13 @@ final class Supervisor {
                     for path in paths {
                         let address = BlueZDevice.address(fromPath: path)
                         guard !address.isEmpty else { continue }
-                        wanted += inUse.map { BlueZ.devicePath(adapter: SupervisorCore.adapterPath($0), address: address) }
+                        wanted += inUse.map { BlueZ.devicePath(adapter: BlueZNames.adapterPath($0), address: address) }
                     }
                 }
-                for path in wanted where tree.devices[path] == nil { tree.devices[path] = t.device(path) }
+                for path in wanted where tree.devices[path] == nil { tree.devices[path] = t.device(path).map(DeviceSnapshot.init) }
             case .adapters:
                 for name in inUse {
-                    for dev in t.devices(adapter: SupervisorCore.adapterPath(name)) { tree.devices[dev.path] = dev }
+                    for dev in t.devices(adapter: BlueZNames.adapterPath(name)) { tree.devices[dev.path] = DeviceSnapshot(dev) }
                 }
             }
             return tree

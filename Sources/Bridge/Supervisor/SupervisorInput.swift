@@ -1,5 +1,6 @@
 import BlueZ
 import BridgeCore
+import RuntimeCore
 import MQTT
 
 /// What the supervisor reacts to, in arrival order.

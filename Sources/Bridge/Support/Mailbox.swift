@@ -1,3 +1,4 @@
+import BridgeBase
 import Synchronization
 
 /// A loop's inbox: many senders, one receiver, in send order, unbounded.

@@ -82,4 +82,11 @@ public enum ClusterCommandRole: Sendable, Hashable {
     case answerNotConnected
     /// Another bridge handles it.
     case ignore
+
+    /// The rule (SPEC §10 rule 1): the online owner executes, the other bridges ignore; a device nobody owns is
+    /// answered by the online bridge whose id sorts first (`answersUnowned`).
+    public static func of(bridge: String, owner: String?, answersUnowned: Bool) -> ClusterCommandRole {
+        if let owner { return owner == bridge ? .execute : .ignore }
+        return answersUnowned ? .answerNotConnected : .ignore
+    }
 }

@@ -159,8 +159,7 @@ public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Du
 
     /// Who handles a `/set` or `/get` for the device (rule 1).
     public func commandRole(for device: String) -> ClusterCommandRole {
-        if let owner = effectiveOwner(of: device) { return owner.bridge == bridgeID ? .execute : .ignore }
-        return answersUnownedCommands ? .answerNotConnected : .ignore
+        .of(bridge: bridgeID, owner: effectiveOwner(of: device)?.bridge, answersUnowned: answersUnownedCommands)
     }
 
     /// Whether this bridge is the online bridge whose id sorts first: it answers commands for unowned devices.

@@ -1,3 +1,4 @@
+import BridgeBase
 import BlueZ
 import DBusKit
 import Synchronization
@@ -298,7 +299,7 @@ final class FakeCentral: BluetoothCentral {
     {
         if let executor = clock.executor, !executor.runsCurrentJob { executor.noteEscape("FakeCentral: \(method) \(path)") }
         let key = "\(method) \(path)"
-        let device = SupervisorCore.devicePath(of: path) ?? path
+        let device = BlueZNames.devicePath(of: path) ?? path
         let (failure, holding, value) = state.withLock { s -> (BlueZError?, Bool, [UInt8]) in
             s.calls.append(Call(method: method, path: path, at: clock.now, bytes: bytes))
             if gatt {

@@ -1,3 +1,4 @@
+import BridgeBase
 import Synchronization
 
 @testable import Bridge

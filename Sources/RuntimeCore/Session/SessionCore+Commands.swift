@@ -1,0 +1,153 @@
+import BridgeCore
+
+extension SessionCore {
+    /// A command arrived: malformed ones and those that do not fit are answered at once; the
+    /// rest wait in the queue until their turn or their deadline.
+    package mutating func accept(_ command: PendingCommand) {
+        // Results come in command order: a malformed command is answered at once only when
+        // nothing is queued before it; otherwise at its turn (or its deadline).
+        if commandCount == 0, !inFlight, let error = payloadError(command) {
+            emit(.respond(command, error))
+            return
+        }
+        let capacity = configuration.commandCapacity
+        guard commandCount < capacity else {
+            fail(command, .busy(capacity: capacity))
+            return
+        }
+        guard command.deadline > now else {
+            expire(command)
+            return
+        }
+        workQueue.append(.command(command))
+        commandCount += 1
+    }
+
+    /// The result for a `/set` whose payload does not parse in the characteristic's format or
+    /// presentation format (hex while the characteristic is not known), else nil.
+    package func payloadError(_ command: PendingCommand) -> CommandResult? {
+        guard command.operation == .set else { return nil }
+        let key = MappedCharacteristic.Key(service: command.service, characteristic: command.characteristic)
+        let ch = characteristics[key]
+        let parsed = WriteCommand.parse(command.payload, format: ch?.format ?? .hex, presentation: ch?.presentation)
+        guard case .failure(let e) = parsed.result else { return nil }
+        return .failed(.write, error: e, transaction: parsed.transaction)
+    }
+
+    /// The earliest deadline of a queued command, or of the command in flight not answered yet.
+    package func firstCommandDeadline() -> Instant? {
+        var first = inFlightAnswered ? nil : inFlightCommand?.deadline
+        guard commandCount > 0 else { return first }
+        for case .command(let c) in workQueue where first == nil || c.deadline < first! { first = c.deadline }
+        return first
+    }
+
+    /// Answers every command whose deadline passed: the one in flight first (its BlueZ call may
+    /// report its own timeout only after later commands' deadlines, which would answer them out
+    /// of order), then the queued ones, none of which is sent afterwards.
+    package mutating func expireCommands() {
+        if let c = inFlightCommand, !inFlightAnswered, c.deadline <= now {
+            inFlightAnswered = true
+            fail(c, CommandError(.timeout, "BlueZ did not answer before the command's deadline (\(configuration.commandTimeout))"))
+        }
+        guard commandCount > 0 else { return }
+        var kept: [GattOperation] = []
+        kept.reserveCapacity(workQueue.count)
+        for op in workQueue {
+            if case .command(let c) = op, c.deadline <= now {
+                commandCount -= 1
+                expire(c)
+            } else {
+                kept.append(op)
+            }
+        }
+        workQueue = kept
+    }
+
+    private mutating func expire(_ c: PendingCommand) {
+        if let error = payloadError(c) { return emit(.respond(c, error)) }
+        let waited = configuration.commandTimeout
+        if machine.isReady {
+            fail(c, CommandError(.timeout, "still queued behind earlier operations on '\(device.segment)' after \(waited); not sent"))
+        } else {
+            fail(c, CommandError(.notConnected, "device '\(device.segment)' is not connected (waited \(waited))"))
+        }
+    }
+
+    /// Answers a command with an error.
+    package mutating func fail(_ c: PendingCommand, _ error: CommandError) {
+        emit(.respond(c, c.failure(error)))
+    }
+
+    /// Fails every queued command (the session ends).
+    package mutating func failQueuedCommands(_ error: CommandError) {
+        for case .command(let c) in workQueue { fail(c, error) }
+        workQueue.removeAll()
+        commandCount = 0
+    }
+
+    /// Runs a command at the head of the queue: checks it against the characteristic, then calls
+    /// BlueZ with only the time left before its deadline.
+    package mutating func execute(_ p: PendingCommand, attempt: Int) {
+        let op = CommandResult.Operation(p.operation)
+        let transaction = p.transaction
+        let key = MappedCharacteristic.Key(service: p.service, characteristic: p.characteristic)
+        guard let ch = characteristics[key] else {
+            if let error = payloadError(p) { return emit(.respond(p, error)) }
+            fail(p, CommandError(
+                .unknownCharacteristic, "device '\(p.device)' has no characteristic '\(p.characteristic)' in service '\(p.service)'"))
+            return
+        }
+        let remaining = max(.zero, now.duration(to: p.deadline))
+        // A call with almost no time left would be answered `timeout` while the device may
+        // still act on it: not sent.
+        guard remaining >= Self.minimumCallTime else {
+            expire(p)
+            return
+        }
+        if p.operation == .set {
+            let parsed = WriteCommand.parse(p.payload, format: ch.format, presentation: ch.presentation)
+            let w: WriteCommand
+            switch parsed.result {
+            case .failure(let e):
+                emit(.respond(p, .failed(op, error: e, transaction: transaction)))
+                return
+            case .success(let parsedWrite):
+                w = parsedWrite
+            }
+            let type: GattWriteType
+            do {
+                type = try WriteTypeDecision.writeType(properties: ch.properties, response: w.response, configured: ch.writeTypes)
+            } catch {
+                emit(.respond(p, .failed(op, error: error, transaction: transaction, response: w.response)))
+                return
+            }
+            launch(CommandJob(
+                command: p, path: ch.path, format: ch.format, bytes: w.bytes, type: type, timeout: remaining,
+                transaction: transaction), attempt: attempt)
+        } else {
+            do {
+                try WriteTypeDecision.checkReadable(properties: ch.properties)
+            } catch {
+                emit(.respond(p, .failed(op, error: error, transaction: transaction)))
+                return
+            }
+            launch(CommandJob(
+                command: p, path: ch.path, format: ch.format, bytes: [], type: .request, timeout: remaining,
+                transaction: transaction, presentation: ch.presentation), attempt: attempt)
+        }
+    }
+
+    /// Sends a command's BlueZ call; its result comes back as an input.
+    private mutating func launch(_ job: CommandJob, attempt: Int) {
+        inFlight = true
+        inFlightCommand = job.command
+        inFlightAnswered = false
+        let c = job.command
+        log(.debug, "\(c.operation == .set ? "write" : "read") \(c.device)/\(c.service)/\(c.characteristic): sent to BlueZ, \(job.timeout) left")
+        emit(.command(job, attempt: attempt))
+    }
+
+    /// The least time left before its deadline with which a command is still sent to BlueZ.
+    package static var minimumCallTime: Duration { .milliseconds(50) }
+}

@@ -1,0 +1,177 @@
+import BridgeCore
+
+extension SessionCore {
+    /// Services BlueZ lists in `UUIDs` but exports no object for: GAP (bluetoothd's own) and HID
+    /// 1812 (claimed by its HoG plugin).
+    package static var unexportedServices: Set<BluetoothUUID> { [BluetoothUUID(uuid16: 0x1800), BluetoothUUID(uuid16: 0x1812)] }
+
+    /// Decides whether a resolved device's GATT objects are complete: `ServicesResolved` is true,
+    /// every service in `UUIDs` (but those BlueZ keeps to itself) has its object (or the grace
+    /// period passed), and no object appeared for the quiet period. Objects that appear after the
+    /// device was set up are mapped and set up on their own.
+    package mutating func checkGatt() {
+        guard let view, view.servicesResolved, machine.isConnected else { return }
+        if let last = lastGattObjectAt, last.duration(to: now) < timing.gattQuietPeriod {
+            gattCheckAt = last.advanced(by: timing.gattQuietPeriod)
+            return
+        }
+        guard !view.services.isEmpty else { return }
+        let exported = Set(view.services.map(\.uuid))
+        let missing = view.uuids.filter { !Self.unexportedServices.contains($0) && !exported.contains($0) }
+        if !missing.isEmpty && !reportedMissingServices {
+            let waited = resolvedAt.map { $0.duration(to: now) } ?? timing.missingServicesGrace
+            if waited < timing.missingServicesGrace {
+                gattCheckAt = (resolvedAt ?? now).advanced(by: timing.missingServicesGrace)
+                return
+            }
+            reportedMissingServices = true
+            log(.notice,
+                "\(device.address): no GATT objects for \(missing.map(\.shortForm).joined(separator: ", ")) \(waited) after ServicesResolved; going on without them")
+        }
+        if !machine.gattObjectsPresent {
+            feed(.gattObjectsPresent)
+        } else if machine.isReady && hasUnmapped(view) {
+            let added = mapNew()
+            if !added.isEmpty { enqueueSetup(added, onlyNew: true) }
+        }
+    }
+
+    private func hasUnmapped(_ view: DeviceView) -> Bool {
+        view.services.contains { s in s.characteristics.contains { !mappedPaths.contains($0.path) } }
+    }
+
+    /// Maps the whole device and queues its setup (the machine's `startSubscribing`).
+    package mutating func startSetup() {
+        characteristics.removeAll()
+        mappedPaths.removeAll()
+        subscribeAttempts = 0
+        subscribeFailures = 0
+        // The last connection dropped with a refusal for lack of pairing: pair before anything else.
+        if pairing.onConnect { setupQueue.append(.pair) }
+        enqueueSetup(mapNew(), onlyNew: false)
+    }
+
+    /// Maps the characteristics not mapped yet in this connection to topics and routes; returns them.
+    package mutating func mapNew() -> [MappedCharacteristic] {
+        let topics = configuration.topics
+        let config = device.config
+        var added: [MappedCharacteristic] = []
+        for service in view?.services ?? [] {
+            let serviceUUID = service.uuid
+            let serviceSegment = topics.serviceSegment(serviceUUID, config: config)
+            for ch in service.characteristics where !mappedPaths.contains(ch.path) {
+                mappedPaths.insert(ch.path)
+                let uuid = ch.uuid
+                guard GattMapping.shouldMap(service: serviceUUID, characteristic: uuid, device: config) else { continue }
+                let segment = topics.characteristicSegment(uuid, config: config)
+                let settings = config?.characteristic(uuid)
+                let mapped = MappedCharacteristic(
+                    path: ch.path, uuid: uuid,
+                    key: MappedCharacteristic.Key(service: serviceSegment, characteristic: segment),
+                    properties: ch.properties, format: topics.format(of: uuid, config: config),
+                    writeTypes: settings?.writeTypes, poll: settings?.poll)
+                emit(.route(
+                    path: ch.path, topic: topics.value(device: device.segment, service: serviceSegment, characteristic: segment),
+                    format: mapped.format))
+                characteristics[mapped.key] = mapped
+                added.append(mapped)
+            }
+        }
+        return added
+    }
+
+    /// Queues what a connection needs: notifications (subscribe first), then the reads.
+    /// A poll device subscribes only when it listens, and a poll device connected on demand for
+    /// commands neither subscribes nor reads.
+    package mutating func enqueueSetup(_ list: [MappedCharacteristic], onlyNew: Bool) {
+        var subscribe = true
+        var read = true
+        if case .poll(_, let listen) = device.policy {
+            let inCycle = cycle.isRunning
+            subscribe = inCycle && listen > .zero
+            read = inCycle
+        }
+        enqueueDescriptorReads(list)
+        if subscribe {
+            for mc in list where mc.canNotify {
+                setupQueue.append(.subscribe(mc))
+                subscribeAttempts += 1
+            }
+        }
+        if read {
+            for mc in list where mc.canRead { setupQueue.append(.read(mc, initial: true)) }
+        }
+        setupQueue.append(.setupDone(onlyNew: onlyNew))
+        setupRunning = true
+    }
+
+    /// The setup marker was reached: the connection is subscribed (or not).
+    package mutating func setupDone(onlyNew: Bool) {
+        setupRunning = false
+        let reads = characteristics.values.filter(\.canRead).count
+        if onlyNew {
+            log(.info, "\(device.address): more characteristics appeared; \(notifying.count) notifying")
+        } else {
+            log(.info,
+                "\(device.address): subscribed to \(notifying.count) characteristics, read \(reads)\(subscribeFailures > 0 ? ", \(subscribeFailures) refused notifications" : "")")
+        }
+        reportMapping()
+        if !onlyNew {
+            if subscribeAttempts > 0 && subscribeFailures == subscribeAttempts {
+                feed(.subscribeFailed)
+            } else {
+                feed(.subscribed)
+                // Objects that appeared while subscribing were not in the snapshot.
+                checkGatt()
+            }
+        }
+    }
+
+    /// Tells the supervisor what is mapped (state file, Home Assistant discovery, the registry's
+    /// service list).
+    package mutating func reportMapping() {
+        var map: [String: String] = [:]
+        var discovery: [HomeAssistantDiscovery.Characteristic] = []
+        let services = view?.services.map(\.uuid) ?? []
+        for mc in characteristics.values.sorted(by: { $0.path < $1.path }) {
+            map[mc.key.service + "/" + mc.key.characteristic] = mc.uuid.uuidString
+            guard configuration.homeAssistantDiscovery else { continue }
+            let entry = device.config?.characteristics.first { $0.uuid == mc.uuid }
+            let canWrite = mc.writeTypes.map { !$0.isEmpty }
+                ?? (mc.properties.canWriteWithResponse || mc.properties.canWriteWithoutResponse)
+            guard mc.canNotify || mc.canRead || canWrite else { continue }
+            discovery.append(HomeAssistantDiscovery.Characteristic(
+                service: mc.key.service, characteristic: mc.key.characteristic, uuid: mc.uuid, format: mc.format,
+                canNotify: mc.canNotify, canRead: mc.canRead, canWrite: canWrite, configured: entry != nil,
+                press: entry?.press, range: entry?.range, presentation: mc.presentation,
+                userDescription: mc.userDescription))
+        }
+        let segments = services
+            .filter { GattMapping.listsService($0, device: device.config) }
+            .map { configuration.topics.serviceSegment($0, config: device.config) }
+        emit(.report(.mapped(MappedDevice(
+            characteristics: map, services: services.map(\.uuidString), serviceSegments: segments, discovery: discovery,
+            name: view?.name, information: information))))
+    }
+
+    /// The device became ready: start the `poll` intervals of its characteristics.
+    package mutating func becameReady() {
+        for mc in characteristics.values where mc.canRead {
+            if let interval = mc.poll { pollDue[mc.path] = now.advanced(by: interval) }
+        }
+    }
+
+    /// Queues the reads whose `poll` interval came.
+    package mutating func duePolls() {
+        guard machine.isReady else { return }
+        for (p, due) in pollDue where due <= now {
+            guard let mc = characteristics.values.first(where: { $0.path == p }), let interval = mc.poll else {
+                pollDue[p] = nil
+                continue
+            }
+            pollDue[p] = now.advanced(by: interval)
+            let queued = workQueue.contains { if case .read(let m, _) = $0 { return m.path == p } else { return false } }
+            if !queued { workQueue.append(.read(mc, initial: false)) }
+        }
+    }
+}

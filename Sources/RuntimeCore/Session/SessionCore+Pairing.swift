@@ -1,0 +1,236 @@
+import BridgeCore
+
+/// Pairing in the GATT queue (SPEC §11): an operation refused for lack of encryption or authentication makes the
+/// session pair the device (`Device1.Pair`, then `Trusted`: the executor runs both as one step) and run the
+/// operation once more. A second refusal after a pairing fails the operation (a command gets `gatt_error` with
+/// BlueZ's error). A device with `pairing: none` that BlueZ cannot pair keeps the "never read it again" memory for
+/// its refused reads.
+///
+/// A failed pairing of a device configured to pair (`just_works`, `passkey`: the bridge's `Pair`, or BlueZ's own
+/// when a request needed encryption: the link dropped with the refusal) is not hammered (a lock may lock itself after
+/// a few wrong codes): nothing more is sent on that connection, the link goes, the agent refuses the device, and the
+/// next connection waits ``PairingRetry``'s delay (30 s doubling to 10 min; a success or a reconnect request starts
+/// it over). One warning per failed attempt. `pairing: none` is never paired again after one failure (``givenUp``)
+/// and its refused reads are remembered, so only a subscription refused with the link dropped (BlueZ pairs for its
+/// CCC write on every connection) waits the delay there.
+extension SessionCore {
+    /// The pairing states of one session.
+    package struct PairingState: Sendable {
+        /// The operation to run again once the pairing in flight finished (nil: a pairing before the setup).
+        package var retry: GattOperation?
+        /// A pairing is in flight.
+        package var running = false
+        /// This connection paired (successfully): a refusal now is not for lack of a bond.
+        package var pairedThisConnection = false
+        /// This connection's pairing failed, with this error: not again until the next connection.
+        package var failure: BluetoothError?
+        /// Pair before the setup of the next connection (the last one dropped with a refusal).
+        package var onConnect = false
+        /// The read whose refusal (and dropped link) asked for ``onConnect``.
+        package var onConnectFor: MappedCharacteristic?
+        /// A pairing of this session failed (kept across connections): a device with `pairing: none` is not
+        /// paired again (BlueZ cannot pair it), or every connection would pair, read, be dropped and start over.
+        package var everFailed = false
+        /// BlueZ showed the device paired during this session (kept across connections: ``noteBond()``).
+        package var bondSeen = false
+        /// The connection attempt of the bridge's last `Pair` not answered yet (kept across connections: real 5.66
+        /// drops the link before it answers a failed `Pair`, and that failure still counts).
+        package var pairAttempt: Int?
+        /// The connection attempt whose failed pairing was counted (once per attempt).
+        package var failureCountedFor: Int?
+    }
+
+    /// How long `Pair` may take (a passkey typed by the agent at once; a peripheral that never answers).
+    package static var pairTimeout: Duration { .seconds(30) }
+
+    /// The configured pairing of the device (`none` when not configured).
+    package var pairingMode: BridgeConfig.Device.Pairing { device.config?.pairing ?? .none }
+
+    /// Whether the bridge pairs this device when an operation needs it: a configured device (a `devices` entry;
+    /// `pairing: none` pairs Just Works then). A device the bridge found by its services only is never bonded
+    /// (nor trusted) by the bridge: its refused characteristics are remembered as before.
+    package var pairingAllowed: Bool { device.config != nil }
+
+    package var pairingFailure: BluetoothError? { pairing.failure }
+
+    package var pairOnConnect: Bool {
+        get { pairing.onConnect }
+        set { pairing.onConnect = newValue }
+    }
+
+    /// Whether a refusal (`error`) should lead to a pairing now. Not when BlueZ has a bond already: the refusal asks
+    /// for more than it gives (an authenticated or Secure Connections key: Just Works cannot), and 5.66 answers `Pair`
+    /// on an LE-bonded device with `AuthenticationFailed` (it tries BR/EDR).
+    package func mayPair(after error: BluetoothError) -> Bool {
+        pairingAllowed && !pairing.running && !pairing.pairedThisConnection && pairing.failure == nil && !givenUp
+            && !bondedNow && !pairingRetry.holds(at: now)
+    }
+
+    /// BlueZ shows the device paired (or bonded) now, and no pairing of the bridge is in flight.
+    package var bondedNow: Bool { view?.paired == true && !pairing.running }
+
+    /// A read refused although the device is bonded: pairing again cannot help (on real 5.66 the read even drops the
+    /// link each time, so every connection would be dropped). Not read again: remembered in the state file with
+    /// `pairing: none` as before, for this session only for a device configured to pair (its configuration may ask
+    /// for a passkey, an authenticated bond, next time).
+    package mutating func refusedDespiteBond(_ mc: MappedCharacteristic, _ error: BluetoothError) {
+        guard unreadable.insert(mc.uuid.uuidString).inserted else { return }
+        if pairingMode == .none { emit(.report(.unreadable(uuid: mc.uuid.uuidString))) }
+        log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) although \(device.address) is bonded: it needs more security than the bond gives (authenticated pairing?); not reading it again\(pairingMode == .none ? "" : " while the bridge runs")")
+    }
+
+    /// The first time in a session that BlueZ shows a configured device paired without the bridge's `Pair` (5.66
+    /// pairs on its own, Just Works through the default agent, when a read needs encryption; or a bond from
+    /// before): logged, reported (`bridge/devices`) and trusted, as after the bridge's own pairing.
+    package mutating func noteBond() {
+        guard pairingAllowed, view?.paired == true, !pairing.bondSeen else { return }
+        pairing.bondSeen = true
+        guard !pairing.running, !pairing.pairedThisConnection else { return }
+        log(.notice, "\(device.address): paired and bonded in BlueZ (without the bridge's Pair: BlueZ paired it when a read needed encryption, or a bond from before); trusting it")
+        emit(.trust)
+        emit(.report(.paired))
+        resetPairingRetry(because: "it is paired")
+    }
+
+    /// A device with `pairing: none` whose pairing failed once: BlueZ cannot pair it (configured devices are tried
+    /// again on each connection, as SPEC §11 says).
+    package var givenUp: Bool { pairingMode == .none && pairing.everFailed }
+
+    /// Starts the pairing; `op` runs again after it (nil: the setup goes on).
+    package mutating func pair(for op: GattOperation?, attempt: Int) {
+        pairing.retry = op
+        pairing.running = true
+        pairing.pairAttempt = attempt
+        inFlight = true
+        log(.notice, "\(device.address): \(op.map { "\(Self.describe($0)) was refused for lack of pairing" } ?? "the last connection needed pairing"): pairing (\(pairingMode.rawValue))")
+        emit(.pair(attempt: attempt, timeout: Self.pairTimeout))
+    }
+
+    /// `Pair` (and `Trusted`) returned. A failure counts even when the link dropped before the reply (real 5.66 and
+    /// bluez-sim drop it first).
+    package mutating func pairFinished(attempt: Int, error: BluetoothError?) {
+        let current = attempt == generation && pairing.running
+        let failed = error.map { $0.code != .alreadyExists } ?? false
+        guard current || (failed && attempt == pairing.pairAttempt) else {
+            log(.debug, "dropping the reply of an earlier pairing (\(attempt), now \(generation))")
+            return
+        }
+        pairing.pairAttempt = nil
+        if current {
+            pairing.running = false
+            inFlight = false
+        }
+        pairing.onConnect = false
+        let retry = current ? pairing.retry : nil
+        // A pairing before the setup stands for the read whose refusal asked for it.
+        let refusedRead = pairing.onConnectFor
+        pairing.retry = nil
+        pairing.onConnectFor = nil
+        // AlreadyExists: bonded already (the refusal was not for lack of a bond): as a success, the retry decides.
+        if let error, failed {
+            // This connection's (a stale reply's connection is over: the next one starts clean).
+            if current { pairing.failure = error }
+            pairing.everFailed = true
+            if let op = retry ?? refusedRead.map({ .read($0, initial: true) }) { failAfterPairing(op, error) }
+            guard pairingMode != .none else {
+                // Never paired again in this session (``givenUp``), its refused reads remembered: no delay needed.
+                log(.warning, "\(device.address): pairing failed: \(error); not pairing it again (pairing: none)")
+                return
+            }
+            return pairingFailed(error, "Pair", attempt: attempt)
+        }
+        pairing.pairedThisConnection = true
+        log(.notice, "\(device.address): paired and bonded\(retry.map { "; \(Self.describe($0)) again" } ?? "")")
+        emit(.report(.paired))
+        resetPairingRetry(because: "it paired")
+        guard let op = retry else { return }
+        switch op {
+        case .command(let command): execute(command, attempt: generation)
+        case .read, .subscribe, .readDescriptor, .setupDone, .pair:
+            // First in line: the queue runs it next.
+            if setupRunning { setupQueue.insert(op, at: 0) } else { workQueue.insert(op, at: 0) }
+        }
+    }
+
+    /// A pairing of the device failed on connection attempt `attempt` (`what`: whose pairing): counted once per
+    /// attempt. Nothing protected is sent on this connection any more (its setup and queued reads go; commands wait
+    /// for the next connection or their deadline), the link goes, and the next connection waits the retry delay.
+    package mutating func pairingFailed(_ error: BluetoothError, _ what: String, attempt: Int) {
+        guard pairing.failureCountedFor != attempt else { return }
+        pairing.failureCountedFor = attempt
+        let at = pairingRetry.failed(at: now)
+        emit(.pairingRetry(pairingRetry))
+        log(.warning, "\(device.address): pairing failed (\(what)): \(error)\(pairingMode == .passkey ? " (is the passkey right?)" : ""); failed pairing \(pairingRetry.failures): nothing more on this connection, the agent refuses the device until the next attempt in \(now.duration(to: at)) (the delay doubles up to 10 min; bridge/request/reconnect tries at once)")
+        setupQueue.removeAll()
+        workQueue.removeAll { if case .command = $0 { false } else { true } }
+        if isPoll {
+            cycle.nextAt = max(cycle.nextAt ?? at, at)
+            cycle.phase = .waiting
+            setAvailable(false)
+            feed(.releaseRequested)
+        } else {
+            feed(.holdOff(until: at))
+        }
+    }
+
+    /// A success or a reconnect request: a failed pairing's delay is over, the next failure waits the first delay.
+    package mutating func resetPairingRetry(because why: String) {
+        guard pairingRetry.failures > 0 else { return }
+        let held = pairingRetry.holds(at: now)
+        pairingRetry.reset()
+        emit(.pairingRetry(pairingRetry))
+        log(.notice, "\(device.address): \(why): the delay after failed pairings starts over\(held ? "; connecting now" : "")")
+        if isPoll {
+            if held { cycle.nextAt = now }
+        } else if machine.heldUntil != nil {
+            // Lifts the machine's hold (a backoff ends now; a disconnect under way is followed by the usual delay).
+            feed(.connectRequested)
+        }
+    }
+
+    /// The operation that waited for a pairing that failed.
+    private mutating func failAfterPairing(_ op: GattOperation, _ error: BluetoothError) {
+        switch op {
+        case .command(let command):
+            let transaction = command.transaction
+            emit(.respond(command, .failed(
+                CommandResult.Operation(command.operation), error: .gattError(name: error.name, message: "pairing failed: \(error.message)"),
+                transaction: transaction)))
+        case .read(let mc, _):
+            // pairing: none and BlueZ cannot pair it: never read it again (as before pairing existed).
+            if pairingMode == .none, unreadable.insert(mc.uuid.uuidString).inserted {
+                emit(.report(.unreadable(uuid: mc.uuid.uuidString)))
+                log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) was refused and needs pairing, which failed: not reading it again")
+            }
+        case .subscribe(let mc):
+            log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed")
+            subscribeFailures += 1
+        case .readDescriptor, .setupDone, .pair:
+            break
+        }
+    }
+
+    /// A new connection: pairing may be tried again.
+    package mutating func resetPairingForConnection() {
+        let (onConnect, onConnectFor, everFailed) = (pairing.onConnect, pairing.onConnectFor, pairing.everFailed)
+        let (bondSeen, pairAttempt, counted) = (pairing.bondSeen, pairing.pairAttempt, pairing.failureCountedFor)
+        pairing = PairingState()
+        pairing.onConnect = onConnect
+        pairing.onConnectFor = onConnectFor
+        pairing.everFailed = everFailed
+        pairing.bondSeen = bondSeen
+        pairing.pairAttempt = pairAttempt
+        pairing.failureCountedFor = counted
+    }
+
+    package static func describe(_ op: GattOperation) -> String {
+        switch op {
+        case .read(let mc, _): "ReadValue \(mc.key.service)/\(mc.key.characteristic)"
+        case .subscribe(let mc): "StartNotify \(mc.key.service)/\(mc.key.characteristic)"
+        case .command(let c): "\(c.operation == .set ? "/set" : "/get") \(c.service)/\(c.characteristic)"
+        case .readDescriptor(let mc, _, _): "ReadValue of a descriptor of \(mc.key.service)/\(mc.key.characteristic)"
+        case .setupDone: "setup"
+        case .pair: "Pair"
+        }
+    }
+}

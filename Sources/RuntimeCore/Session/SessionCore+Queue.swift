@@ -1,0 +1,180 @@
+import BridgeCore
+
+extension SessionCore {
+    /// Starts the next GATT operation when none is in flight: setup first (while subscribing),
+    /// then commands and polls in arrival order (while ready).
+    package mutating func pump() {
+        if isPoll { steerPollConnection() }
+        while !inFlight && !ended {
+            if let op = setupQueue.first {
+                guard machine.isConnected else { return }
+                setupQueue.removeFirst()
+                start(op)
+                continue
+            }
+            guard machine.isReady, !setupRunning, let op = workQueue.first else { return }
+            workQueue.removeFirst()
+            start(op)
+        }
+    }
+
+    /// Runs one operation: here when it needs no BlueZ call, else as an action whose completion
+    /// comes back as ``SessionInput/operationFinished(attempt:_:)``.
+    private mutating func start(_ op: GattOperation) {
+        let attempt = generation
+        switch op {
+        case .setupDone(let onlyNew):
+            setupDone(onlyNew: onlyNew)
+        case .subscribe(let mc):
+            inFlight = true
+            // Indications need confirmations, which only StartNotify gives.
+            let acquire = mc.properties.contains(.notify) && configuration.acquireNotify
+            emit(.subscribe(mc, acquire: acquire, attempt: attempt))
+        case .read(let mc, let initial):
+            if unreadable.contains(mc.uuid.uuidString) { return }
+            inFlight = true
+            emit(.read(mc, initial: initial, attempt: attempt))
+        case .readDescriptor(let mc, let kind, let path):
+            inFlight = true
+            emit(.readDescriptor(mc, kind, path: path, attempt: attempt))
+        case .command(let command):
+            commandCount -= 1
+            execute(command, attempt: attempt)
+        case .pair:
+            pair(for: nil, attempt: attempt)
+        }
+    }
+
+    /// A GATT operation finished.
+    package mutating func finished(_ outcome: GattOutcome, attempt: Int) {
+        switch outcome {
+        case .command(let command, let result, let readValue, let refusal):
+            let answered = inFlightAnswered
+            inFlightCommand = nil
+            inFlightAnswered = false
+            // Answered at its deadline already: BlueZ's late reply is not answered again (nor
+            // paired for: the command cannot be sent again).
+            if let refusal, !answered, attempt == generation, mayPair(after: refusal) {
+                return pair(for: .command(command), attempt: attempt)
+            }
+            // Answered whatever happened to the link meanwhile: it was sent.
+            if let readValue { emit(.publishRead(path: readValue.path, value: readValue.value)) }
+            if !answered { emit(.respond(command, result)) }
+        case .descriptor(let mc, let kind, let result):
+            descriptorRead(mc, kind, result, attempt: attempt)
+        case .subscribed(let mc, let error, let acquired):
+            // The link dropped with a refusal (5.66 drops it before the reply; the reply may be stale, or come before
+            // the core saw the drop): BlueZ's own pairing for the CCC write failed.
+            let dropped = attempt != generation || !(view?.servicesResolved ?? false)
+            // Not remembered as a read is: `pairing: none` waits the delay too (even after it gave up pairing).
+            if dropped, let error, Self.isSecurityRefusal(error, linkDropped: true), pairingAllowed, !bondedNow {
+                pairingFailed(error, "BlueZ's own, for the subscription to \(mc.key.service)/\(mc.key.characteristic)", attempt: attempt)
+                if attempt == generation { return }
+            }
+            guard attempt == generation else {
+                // A socket of an earlier connection: closed, so BlueZ stops it. A StartNotify of an earlier
+                // connection that BlueZ took: stopped, or bluetoothd keeps the session for the next connection (and
+                // refuses AcquireNotify there with InProgress).
+                if acquired {
+                    emit(.releaseNotify(characteristic: mc.path))
+                } else if error == nil {
+                    emit(.shutDown(stopNotify: [mc.path], disconnect: false))
+                }
+                return stale("StartNotify \(mc.path)")
+            }
+            if acquired { self.acquired[mc.path] = mc }
+            if let error, Self.isSecurityRefusal(error, linkDropped: false), mayPair(after: error) {
+                return pair(for: .subscribe(mc), attempt: attempt)
+            }
+            if let error {
+                // Generic Attribute's Service Changed and similar may refuse; go on with the rest.
+                log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
+                subscribeFailures += 1
+            } else {
+                notifying.append(mc.path)
+            }
+        case .read(let mc, let initial, let result, let linkDropped):
+            if case .failure(let error) = result, Self.isSecurityRefusal(error, linkDropped: linkDropped) {
+                // Bonded already: pairing cannot give what the read asks for (real 5.66 pairs Just Works on its own).
+                if bondedNow { return refusedDespiteBond(mc, error) }
+                if !linkDropped, attempt == generation, mayPair(after: error) {
+                    return pair(for: .read(mc, initial: initial), attempt: attempt)
+                }
+                // Real 5.66 tries to pair on its own and drops the link when that fails: the bridge pairs first on the
+                // next connection. A device configured to pair: a failed pairing, the next connection after the delay.
+                // `pairing: none`: no delay; one Pair, and after its failure never again (``givenUp``), the read
+                // remembered.
+                if linkDropped, pairingAllowed, pairingFailure == nil, !givenUp, pairingMode != .none || !pairOnConnect {
+                    if !pairOnConnect {
+                        pairOnConnect = true
+                        pairing.onConnectFor = mc
+                        log(.notice, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) and the link dropped: pairing first on the next connection")
+                    }
+                    guard pairingMode != .none else { return }
+                    return pairingFailed(error, "BlueZ's own, for ReadValue \(mc.key.service)/\(mc.key.characteristic)", attempt: attempt)
+                }
+                // A device configured to pair (just_works, passkey) is tried again on its next connection.
+                guard pairingMode == .none else {
+                    log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)); pairing did not help on this connection")
+                    return
+                }
+                // Reading it makes BlueZ try to pair (and, with no agent, drop the link), and pairing did not help:
+                // never again, whichever connection the read belonged to (the drop makes it stale).
+                if unreadable.insert(mc.uuid.uuidString).inserted {
+                    emit(.report(.unreadable(uuid: mc.uuid.uuidString)))
+                    log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): it needs pairing; not reading it again")
+                }
+                return
+            }
+            guard attempt == generation else { return stale("ReadValue \(mc.path)") }
+            switch result {
+            case .success(let value):
+                emit(.publishRead(path: mc.path, value: value))
+                // Device Information strings name the device in Home Assistant; the mapping
+                // report at the end of setup carries them, a later change is reported again.
+                if information.record(mc.uuid, bytes: value) && !setupRunning { reportMapping() }
+            case .failure(let error):
+                log(.warning, "\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
+            }
+        }
+    }
+
+    private mutating func stale(_ what: String) {
+        log(.debug, "\(what): completion of an earlier connection dropped")
+    }
+
+    /// Whether a failed read means the characteristic needs pairing. `linkDropped`: the device's
+    /// services were no longer resolved when the error came.
+    package static func isSecurityRefusal(_ error: BluetoothError, linkDropped: Bool) -> Bool {
+        if error.code == .notAuthorized || error.code == .authenticationFailed { return true }
+        let m = error.message.lowercased()
+        // ATT: 0x05 insufficient authentication, 0x08 authorization, 0x0c key size, 0x0f insufficient
+        // encryption. 0x0e "unlikely error" is what 5.66 reports after a failed pairing, but a
+        // device may send it for anything: it counts only when the link went down with it.
+        for code in ["0x05", "0x08", "0x0c", "0x0f"] where m.includes("att error: \(code)") { return true }
+        if linkDropped && m.includes("att error: 0x0e") { return true }
+        return m.includes("authentication") || m.includes("encryption")
+    }
+
+    /// An `AcquireNotify` socket hung up. With the link going down that is all; if the link is
+    /// still up a second later, BlueZ ended the notifications on its own: subscribe again.
+    package mutating func notificationsReleased(_ characteristic: String) {
+        guard let mc = acquired.removeValue(forKey: characteristic) else { return }
+        notifying.removeAll { $0 == characteristic }
+        guard machine.isReady, !ended else { return }
+        log(.debug, "notification socket of \(mc.key.service)/\(mc.key.characteristic) hung up")
+        resubscribe.append(mc)
+        resubscribeAt = now.advanced(by: .seconds(1))
+    }
+
+    /// Queues the subscriptions whose sockets hung up while the link stayed up.
+    package mutating func resubscribeReleased() {
+        let list = resubscribe
+        resubscribe.removeAll()
+        guard machine.isReady, !ended else { return }
+        for mc in list where mappedPaths.contains(mc.path) && !notifying.contains(mc.path) {
+            log(.notice, "notifications of \(mc.key.service)/\(mc.key.characteristic) ended while connected: subscribing again")
+            workQueue.append(.subscribe(mc))
+        }
+    }
+}

@@ -1,0 +1,367 @@
+import BridgeCore
+import Logging
+
+/// The supervisor's decisions, as a pure state machine: ``handle(_:now:tree:)`` takes one input
+/// (with the time and what the executor read of BlueZ's tree) and returns the actions to
+/// perform, in order. No I/O, no tasks, no clock: ``Supervisor`` executes the actions and
+/// feeds the results of its BlueZ calls back as inputs.
+///
+/// It decides, for every adapter in use (`bluetooth.adapters`, SPEC §10): powering it on; its scan
+/// (start, stop, retry after `InProgress`, held while stored peripherals connect, its filter, passive
+/// monitoring); its scan watchdog. And: which devices get a session, on which adapter (one session per
+/// address, ``AdapterPlacement``), when it moves to another adapter, and when it ends; when stored peripherals are connected again; when
+/// health, `bridge/devices` and Home Assistant configs are published; the shutdown sequence. It
+/// keeps the managed devices' state from the sessions' reports and writes it to the registry
+/// (``Action/record(_:)``): the supervisor is the registry's only writer.
+package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    package let config: BridgeConfig
+    package let topics: TopicMapper
+    /// Mapped peripherals are stored (a state file is configured).
+    package let remembers: Bool
+    package let startedAt: Instant
+
+    package typealias RadioState = RuntimeCore.RadioState<Instant>
+    package typealias DiscoveryState = RuntimeCore.DiscoveryState<Instant>
+    package typealias AdapterPlacement = RuntimeCore.AdapterPlacement<Instant>
+    package typealias HomeAssistantSchedule = RuntimeCore.HomeAssistantSchedule<Instant>
+
+    package private(set) var bluezAvailable = false
+    /// The adapters in use that BlueZ has or had, by name: power and scan.
+    package var radios: [String: RadioState] = [:]
+    /// Where each device goes among the adapters (only consulted with several adapters).
+    package var placement: AdapterPlacement
+    /// Devices with a running session (until its loop ended).
+    package private(set) var sessions: Set<String> = []
+    /// The session's device path of each address with a session: one session per address, whatever the adapter.
+    package private(set) var sessionOf: [String: String] = [:]
+    /// Addresses whose session was stopped to move: the adapter (name) its next session goes through.
+    package var pendingMoves: [String: String] = [:]
+    /// Stored peripherals whose `ConnectDevice` is under way: the path it creates (several adapters: no
+    /// session through another adapter meanwhile).
+    package var connectingStored: [String: String] = [:]
+    /// Several adapters: devices heard by some adapters only, placed when this time comes (``placementWindow``).
+    package var placingAt: [String: Instant] = [:]
+    /// Devices whose placement window is over: placed where they are heard now.
+    package var placeOpen: Set<String> = []
+    /// The managed devices (the registry's content).
+    package private(set) var devices: [String: DeviceRecord] = [:]
+    /// Stored peripherals (address, address type), in the state file's order.
+    package var stored: [(address: String, addressType: String)] = []
+    package var storedAddresses: Set<String> = []
+    /// Stored peripherals BlueZ dropped: connect again at these times.
+    package var reconnectStoredAt: [String: Instant] = [:]
+    /// When `{base}/bridge/health` is published next.
+    package private(set) var healthAt: Instant?
+    /// Broker connections since start (health: `reconnects` is one less).
+    package private(set) var brokerConnections = 0
+    package private(set) var stopping = false
+    /// The shutdown gives up on sessions still running at this time.
+    package private(set) var shutdownDeadline: Instant?
+    package private(set) var finished = false
+    /// Home Assistant discovery's timers: the legacy window, the resend of the last values.
+    package private(set) var homeAssistant = HomeAssistantSchedule()
+    /// The last `{base}/bridge/devices` payload published.
+    package var lastDevicesPayload: [UInt8] = []
+    /// With `cluster.enabled`: which wanted devices this bridge may serve (``ClusterGate``).
+    package var clusterGate: ClusterGate?
+    /// The advertisement families `advertisements: decodable` asks (``AdvertisementDecoder/families``;
+    /// tests add their own): the supervisor sets the advertisement router's.
+    package var families: [any AdvertisementFamily.Type] = AdvertisementDecoder.families
+    private var nextSeed: UInt64 = 0x5eed
+
+    /// How long the shutdown waits for the sessions to disconnect.
+    package static var stopTimeout: Duration { .seconds(3) }
+    /// How long after BlueZ dropped a stored peripheral it is connected again.
+    package static var storedReconnectDelay: Duration { .seconds(1) }
+
+    package init(config: BridgeConfig, now: Instant) {
+        self.config = config
+        topics = TopicMapper(config: config)
+        remembers = config.stateFile != nil
+        startedAt = now
+        placement = AdapterPlacement(rule: config.cluster.switchRule)
+        if config.cluster.enabled { clusterGate = ClusterGate() }
+    }
+
+    /// The earliest time the core wants a ``Event/tick(lastAdvertisement:)``.
+    package var nextDeadline: Instant? {
+        if stopping { return finished ? nil : shutdownDeadline }
+        var deadlines: [Instant?] = [reconnectStoredAt.values.min(), healthAt, homeAssistant.nextDeadline]
+        for radio in radios.values {
+            deadlines += [radio.discovery.retryAt, radio.discovery.watchdogAt, radio.discovery.heldUntil]
+        }
+        if severalAdapters { deadlines += [placement.nextDeadline, placingAt.values.min()] }
+        return deadlines.compactMap { $0 }.min()
+    }
+
+    /// The device paths whose snapshots a ``Event/tick(lastAdvertisement:)`` at `now` needs.
+    package func pathsNeeded(at now: Instant) -> [String] {
+        var paths: [String] = []
+        for address in reconnectStoredAt.filter({ $0.value <= now }).keys.sorted() {
+            paths += knownAdapters.map { BlueZNames.devicePath(adapterName: $0, address: address) }
+        }
+        if severalAdapters, let due = placement.nextDeadline, due <= now { paths += sessionOf.values.sorted() }
+        for address in placingAt.filter({ $0.value <= now }).keys.sorted() {
+            paths += knownAdapters.map { BlueZNames.devicePath(adapterName: $0, address: address) }
+        }
+        return paths
+    }
+
+    /// Whether a ``Event/deviceChanged(path:_:)`` with these property names needs the device's snapshot.
+    package func needsSnapshot(path: String, changed: [String]) -> Bool {
+        sessions.contains(path) || changed.contains("UUIDs") || changed.contains("Name") || changed.contains("Alias")
+            || (config.bluetooth.advertisements == .decodable
+                && (changed.contains("ServiceData") || changed.contains("ManufacturerData")))
+            // Several adapters: a device with a session heard elsewhere may move (SPEC §10).
+            || (severalAdapters && changed.contains("RSSI") && sessionOf[BlueZNames.address(fromDevicePath: path)] != nil)
+    }
+
+    /// The managed device with this segment or address (`bridge/request/forget`, `reconnect`).
+    package func find(_ target: String) -> DeviceRecord? {
+        let address = BluetoothAddress(target)
+        return devices.values.sorted { $0.segment < $1.segment }
+            .first { $0.segment == target || (address != nil && $0.address == address) }
+    }
+
+    /// Whether the peripheral is stored.
+    package func isStored(_ address: String) -> Bool { storedAddresses.contains(address) }
+
+    /// Whether advertisements are listened to: a device has `connection: advertisement`,
+    /// `bluetooth.advertisements` is `decodable`, or trackers are configured (SPEC §12).
+    package var listensToAdvertisements: Bool {
+        config.bluetooth.advertisements == .decodable || !config.trackers.isEmpty
+            || config.devices.contains { if case .advertisement = $0.connection { true } else { false } }
+    }
+
+    // MARK: Inputs
+
+    /// Handles one input at `now`, with what the executor read of the tree, and returns the
+    /// actions to perform, in order.
+    package mutating func handle(_ event: Event, now: Instant, tree: Tree) -> [Action] {
+        var out: [Action] = []
+        if stopping {
+            handleWhileStopping(event, now: now, &out)
+            return out
+        }
+        bluezAvailable = tree.bluezAvailable
+        switch event {
+        case .started(let peripherals):
+            for p in peripherals where storedAddresses.insert(p.address).inserted {
+                stored.append((p.address, p.addressType))
+            }
+            if let interval = config.health.interval { healthAt = now.advanced(by: interval) }
+            clusterWantKnown(&out)
+        case .bluezAvailable:
+            // (Again after a bluetoothd restart: it forgot the agents of its earlier life.)
+            if config.bluetooth.agent { out.append(.registerAgent) }
+            adapterCheck(adaptersInUse(tree), now: now, tree: tree, &out)
+        case .bluezLost:
+            for name in radios.keys.sorted() { adapterLost(name) }
+            connectingStored.removeAll()
+            for path in sessions.sorted() { out.append(.send(path: path, .deviceRemoved)) }
+        case .adapterAdded(let name):
+            if uses(name) { adapterCheck([name], now: now, tree: tree, &out) }
+        case .adapterRemoved(let name):
+            guard uses(name) else { break }
+            out.append(.log(.error, "adapter \(name) was removed"))
+            adapterDown(name, &out)
+        case .adapterChanged(let name, let changed):
+            if uses(name) { adapterChanged(name, changed, now: now, tree: tree, &out) }
+        case .deviceAdded(let path):
+            radios[BlueZNames.adapterName(of: path)]?.discovery.lastAdvertisement = now
+            consider(path, now: now, tree: tree, &out)
+        case .deviceRemoved(let path):
+            deviceRemoved(path, now: now, &out)
+        case .deviceChanged(let path, let changed):
+            deviceChanged(path, changed, now: now, tree: tree, &out)
+            if severalAdapters && changed.contains("RSSI") {
+                review(BlueZNames.address(fromDevicePath: path), now: now, tree: tree, &out)
+            }
+        case .gattObjectsChanged(let device):
+            if sessions.contains(device) { out.append(.send(path: device, .gattObjectsChanged)) }
+        case .notificationsReleased(let characteristic):
+            if let device = BlueZNames.devicePath(of: characteristic), sessions.contains(device) {
+                out.append(.send(path: device, .notificationsReleased(characteristic: characteristic)))
+            }
+        case .brokerConnected:
+            brokerConnected(now: now, &out)
+        case .homeAssistantOnline:
+            homeAssistantRepublish(reason: "Home Assistant is online", now: now, &out)
+        case .homeAssistantSent(let segments):
+            homeAssistant.sent(devices: segments, now: now)
+        case .request(let command, let payload):
+            request(command, payload: payload, &out)
+        case .devicesListed(let payload, let force):
+            devicesListed(payload, force: force, &out)
+        case .availability, .linkChanged, .connectReturned, .mapped, .advertised, .unreadable:
+            report(event, now: now, tree: tree, &out)
+        case .sessionEnded(let path):
+            sessionEnded(path)
+            out.append(.log(.debug, "the session of \(path) ended"))
+            if let record = devices.removeValue(forKey: path) {
+                out.append(.unregister(path: path))
+                if record.available { out.append(.publishAvailability(segment: record.segment, online: false)) }
+            }
+            out.append(.publishDevices(force: false))
+            // The device object may be back already (removed and found again while it ended), or the device
+            // moves to another adapter.
+            reconsider(path, now: now, tree: tree, &out)
+        case .serve(let segment):
+            serve(segment, now: now, tree: tree, &out)
+        case .stopServing(let segment):
+            stopServing(segment, &out)
+        case .storedConnectReturned(let path):
+            if connectingStored[BlueZNames.address(fromDevicePath: path)] == path {
+                connectingStored[BlueZNames.address(fromDevicePath: path)] = nil
+            }
+            storedConnectReturned(path, now: now, tree: tree, &out)
+        case .powerFinished(let name, let error):
+            radios[name, default: RadioState()].poweringOn = false
+            if let error { out.append(.log(.error, "cannot power on \(name): \(error)")) }
+        case .discoveryFinished(let name, let error):
+            discoveryFinished(name, error, now: now, tree: tree, &out)
+        case .monitorRegistered(let name, let error):
+            monitorRegistered(name, error, now: now, tree: tree, &out)
+        case .tick(let lastAdvertisement):
+            tick(now: now, tree: tree, lastAdvertisement: lastAdvertisement, &out)
+        case .stop:
+            beginShutdown(now: now, &out)
+            if sessions.isEmpty { finish(&out) }
+        case .inboxClosed:
+            beginShutdown(now: now, &out)
+            giveUp(&out)
+        }
+        return out
+    }
+
+    private mutating func tick(now: Instant, tree: Tree, lastAdvertisement: Instant?, _ out: inout [Action]) {
+        for name in radios.keys.sorted() {
+            if let at = radios[name]?.discovery.retryAt, at <= now {
+                radios[name]?.discovery.retryAt = nil
+                ensureDiscovery(name, tree: tree, &out)
+            }
+            if let at = radios[name]?.discovery.heldUntil, at <= now {
+                radios[name]?.discovery.heldUntil = nil
+                storedConnectReturned(nil, adapter: name, now: now, tree: tree, &out)
+            }
+            if let at = radios[name]?.discovery.watchdogAt, at <= now {
+                scanWatchdog(name, now: now, tree: tree, lastAdvertisement: lastAdvertisement, &out)
+            }
+        }
+        if severalAdapters, let at = placement.nextDeadline, at <= now {
+            for address in sessionOf.keys.sorted() { review(address, now: now, tree: tree, &out) }
+        }
+        for (address, at) in placingAt.sorted(by: { $0.key < $1.key }) where at <= now {
+            placingAt[address] = nil
+            placeOpen.insert(address)
+            if let first = objects(of: address, tree: tree).first { consider(first.path, now: now, tree: tree, &out) }
+        }
+        if let at = healthAt, at <= now, let interval = config.health.interval {
+            healthAt = now.advanced(by: interval)
+            out.append(.publishHealth)
+        }
+        for (address, at) in reconnectStoredAt.sorted(by: { $0.key < $1.key }) where at <= now {
+            reconnectStoredAt[address] = nil
+            connectStored(only: address, now: now, tree: tree, &out)
+        }
+        if homeAssistant.releaseDue(now: now) { out.append(.homeAssistantReleaseHeld) }
+        if let segments = homeAssistant.resendDue(now: now) { out.append(.resendLastValues(devices: segments)) }
+    }
+
+    /// Every discovery config again (the first time, the legacy window starts); the last values follow.
+    private mutating func homeAssistantRepublish(reason: String, now: Instant, _ out: inout [Action]) {
+        out.append(.homeAssistantRepublish(reason: reason, startHold: homeAssistant.republish(now: now)))
+    }
+
+    private mutating func brokerConnected(now: Instant, _ out: inout [Action]) {
+        brokerConnections += 1
+        out.append(.log(.info, "MQTT connected: publishing bridge state"))
+        out.append(.publishBridgeState(online: true))
+        for record in devices.values.sorted(by: { $0.segment < $1.segment }) {
+            out.append(.publishAvailability(segment: record.segment, online: record.available))
+        }
+        out.append(.publishDevices(force: true))
+        if config.homeAssistant.discovery { homeAssistantRepublish(reason: "connected to the broker", now: now, &out) }
+        out.append(.flushHeldValues)
+    }
+
+    // MARK: Shutdown
+
+    private mutating func beginShutdown(now: Instant, _ out: inout [Action]) {
+        stopping = true
+        shutdownDeadline = now.advanced(by: Self.stopTimeout)
+        out.append(.log(.info, "shutting down"))
+        out.append(.publishBridgeState(online: false))
+        for path in sessions.sorted() { out.append(.send(path: path, .stop)) }
+        for name in radios.keys.sorted() where radios[name]?.discovery.ours == true {
+            out.append(.stopDiscovery(adapter: name))
+        }
+    }
+
+    /// Waits for the sessions to stop notifications and disconnect, at most ``stopTimeout``;
+    /// then gives up on them (a wedged adapter or a bus gone must not hold the exit).
+    private mutating func handleWhileStopping(_ event: Event, now: Instant, _ out: inout [Action]) {
+        guard !finished else { return }
+        switch event {
+        case .sessionEnded(let path):
+            sessionEnded(path)
+            out.append(.log(.debug, "the session of \(path) ended"))
+            if devices.removeValue(forKey: path) != nil { out.append(.unregister(path: path)) }
+            if sessions.isEmpty { finish(&out) }
+        case .tick where shutdownDeadline.map { $0 <= now } ?? false, .inboxClosed:
+            giveUp(&out)
+        default:
+            break
+        }
+    }
+
+    private mutating func giveUp(_ out: inout [Action]) {
+        guard !finished else { return }
+        if !sessions.isEmpty {
+            out.append(.log(.notice, "\(sessions.count) devices did not disconnect in time; going on"))
+        }
+        finish(&out)
+    }
+
+    private mutating func finish(_ out: inout [Action]) {
+        finished = true
+        out.append(.finishShutdown)
+    }
+
+    // MARK: Records
+
+    package mutating func addRecord(_ record: DeviceRecord) {
+        sessions.insert(record.path)
+        sessionOf[record.address.description] = record.path
+        placingAt[record.address.description] = nil
+        placeOpen.remove(record.address.description)
+        devices[record.path] = record
+    }
+
+    /// A session's loop ended: its address may get another.
+    private mutating func sessionEnded(_ path: String) {
+        sessions.remove(path)
+        let address = BlueZNames.address(fromDevicePath: path)
+        if sessionOf[address] == path {
+            sessionOf[address] = nil
+            placement.link(address, on: nil)
+        }
+    }
+
+    /// Changes a managed device's state and writes it to the registry; false when it is not managed.
+    @discardableResult
+    package mutating func update(_ path: String, _ out: inout [Action], _ body: (inout DeviceRecord) -> Void) -> Bool {
+        guard var record = devices[path] else { return false }
+        body(&record)
+        devices[path] = record
+        out.append(.record(record))
+        return true
+    }
+
+    package mutating func removeRecord(_ path: String) -> DeviceRecord? { devices.removeValue(forKey: path) }
+
+    package mutating func makeSeed() -> UInt64 {
+        nextSeed &+= 0x9E37_79B9_7F4A_7C15
+        return nextSeed
+    }
+}
