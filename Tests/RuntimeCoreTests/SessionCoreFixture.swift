@@ -30,7 +30,7 @@ struct SessionCoreFixture {
             segment: topics.deviceSegment(address: address, config: deviceConfig), config: deviceConfig, unreadable: [],
             connectNow: connectNow, seed: 1, policy: policy)
         core = SessionCore(configuration: SessionCore.Configuration(
-            config: config, topics: topics, timing: SessionTiming(), device: device), now: Self.t(0))
+            config: config, topics: topics, timing: SessionTiming(), device: device))
     }
 
     /// The seconds of `instant` after the clock's origin.

@@ -32,8 +32,7 @@ final class PeripheralSession {
         self.logger = logger
         availabilityTopic = context.topics.availability(device: device.segment)
         core = SessionCore(configuration: SessionCore.Configuration(
-            config: context.config, topics: context.topics, timing: context.timing, device: device),
-            now: context.clock.now)
+            config: context.config, topics: context.topics, timing: context.timing, device: device))
     }
 
     var path: String { device.path }

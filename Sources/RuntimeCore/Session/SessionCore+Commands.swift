@@ -3,20 +3,20 @@ import BridgeCore
 extension SessionCore {
     /// A command arrived: malformed ones and those that do not fit are answered at once; the
     /// rest wait in the queue until their turn or their deadline.
-    package mutating func accept(_ command: PendingCommand) {
+    package mutating func accept(_ command: PendingCommand, _ s: inout Step) {
         // Results come in command order: a malformed command is answered at once only when
         // nothing is queued before it; otherwise at its turn (or its deadline).
         if commandCount == 0, !inFlight, let error = payloadError(command) {
-            emit(.respond(command, error))
+            s.emit(.respond(command, error))
             return
         }
         let capacity = configuration.commandCapacity
         guard commandCount < capacity else {
-            fail(command, .busy(capacity: capacity))
+            fail(command, .busy(capacity: capacity), &s)
             return
         }
-        guard command.deadline > now else {
-            expire(command)
+        guard command.deadline > s.now else {
+            expire(command, &s)
             return
         }
         workQueue.append(.command(command))
@@ -45,18 +45,18 @@ extension SessionCore {
     /// Answers every command whose deadline passed: the one in flight first (its BlueZ call may
     /// report its own timeout only after later commands' deadlines, which would answer them out
     /// of order), then the queued ones, none of which is sent afterwards.
-    package mutating func expireCommands() {
-        if let c = inFlightCommand, !inFlightAnswered, c.deadline <= now {
+    package mutating func expireCommands(_ s: inout Step) {
+        if let c = inFlightCommand, !inFlightAnswered, c.deadline <= s.now {
             inFlightAnswered = true
-            fail(c, CommandError(.timeout, "BlueZ did not answer before the command's deadline (\(configuration.commandTimeout))"))
+            fail(c, CommandError(.timeout, "BlueZ did not answer before the command's deadline (\(configuration.commandTimeout))"), &s)
         }
         guard commandCount > 0 else { return }
         var kept: [GattOperation] = []
         kept.reserveCapacity(workQueue.count)
         for op in workQueue {
-            if case .command(let c) = op, c.deadline <= now {
+            if case .command(let c) = op, c.deadline <= s.now {
                 commandCount -= 1
-                expire(c)
+                expire(c, &s)
             } else {
                 kept.append(op)
             }
@@ -64,45 +64,45 @@ extension SessionCore {
         workQueue = kept
     }
 
-    private mutating func expire(_ c: PendingCommand) {
-        if let error = payloadError(c) { return emit(.respond(c, error)) }
+    private mutating func expire(_ c: PendingCommand, _ s: inout Step) {
+        if let error = payloadError(c) { return s.emit(.respond(c, error)) }
         let waited = configuration.commandTimeout
         if machine.isReady {
-            fail(c, CommandError(.timeout, "still queued behind earlier operations on '\(device.segment)' after \(waited); not sent"))
+            fail(c, CommandError(.timeout, "still queued behind earlier operations on '\(device.segment)' after \(waited); not sent"), &s)
         } else {
-            fail(c, CommandError(.notConnected, "device '\(device.segment)' is not connected (waited \(waited))"))
+            fail(c, CommandError(.notConnected, "device '\(device.segment)' is not connected (waited \(waited))"), &s)
         }
     }
 
     /// Answers a command with an error.
-    package mutating func fail(_ c: PendingCommand, _ error: CommandError) {
-        emit(.respond(c, c.failure(error)))
+    package mutating func fail(_ c: PendingCommand, _ error: CommandError, _ s: inout Step) {
+        s.emit(.respond(c, c.failure(error)))
     }
 
     /// Fails every queued command (the session ends).
-    package mutating func failQueuedCommands(_ error: CommandError) {
-        for case .command(let c) in workQueue { fail(c, error) }
+    package mutating func failQueuedCommands(_ error: CommandError, _ s: inout Step) {
+        for case .command(let c) in workQueue { fail(c, error, &s) }
         workQueue.removeAll()
         commandCount = 0
     }
 
     /// Runs a command at the head of the queue: checks it against the characteristic, then calls
     /// BlueZ with only the time left before its deadline.
-    package mutating func execute(_ p: PendingCommand, attempt: Int) {
+    package mutating func execute(_ p: PendingCommand, attempt: Int, _ s: inout Step) {
         let op = CommandResult.Operation(p.operation)
         let transaction = p.transaction
         let key = MappedCharacteristic.Key(service: p.service, characteristic: p.characteristic)
         guard let ch = characteristics[key] else {
-            if let error = payloadError(p) { return emit(.respond(p, error)) }
+            if let error = payloadError(p) { return s.emit(.respond(p, error)) }
             fail(p, CommandError(
-                .unknownCharacteristic, "device '\(p.device)' has no characteristic '\(p.characteristic)' in service '\(p.service)'"))
+                .unknownCharacteristic, "device '\(p.device)' has no characteristic '\(p.characteristic)' in service '\(p.service)'"), &s)
             return
         }
-        let remaining = max(.zero, now.duration(to: p.deadline))
+        let remaining = max(.zero, s.now.duration(to: p.deadline))
         // A call with almost no time left would be answered `timeout` while the device may
         // still act on it: not sent.
         guard remaining >= Self.minimumCallTime else {
-            expire(p)
+            expire(p, &s)
             return
         }
         if p.operation == .set {
@@ -110,7 +110,7 @@ extension SessionCore {
             let w: WriteCommand
             switch parsed.result {
             case .failure(let e):
-                emit(.respond(p, .failed(op, error: e, transaction: transaction)))
+                s.emit(.respond(p, .failed(op, error: e, transaction: transaction)))
                 return
             case .success(let parsedWrite):
                 w = parsedWrite
@@ -119,33 +119,33 @@ extension SessionCore {
             do {
                 type = try WriteTypeDecision.writeType(properties: ch.properties, response: w.response, configured: ch.writeTypes)
             } catch {
-                emit(.respond(p, .failed(op, error: error, transaction: transaction, response: w.response)))
+                s.emit(.respond(p, .failed(op, error: error, transaction: transaction, response: w.response)))
                 return
             }
             launch(CommandJob(
                 command: p, path: ch.path, format: ch.format, bytes: w.bytes, type: type, timeout: remaining,
-                transaction: transaction), attempt: attempt)
+                transaction: transaction), attempt: attempt, &s)
         } else {
             do {
                 try WriteTypeDecision.checkReadable(properties: ch.properties)
             } catch {
-                emit(.respond(p, .failed(op, error: error, transaction: transaction)))
+                s.emit(.respond(p, .failed(op, error: error, transaction: transaction)))
                 return
             }
             launch(CommandJob(
                 command: p, path: ch.path, format: ch.format, bytes: [], type: .request, timeout: remaining,
-                transaction: transaction, presentation: ch.presentation), attempt: attempt)
+                transaction: transaction, presentation: ch.presentation), attempt: attempt, &s)
         }
     }
 
     /// Sends a command's BlueZ call; its result comes back as an input.
-    private mutating func launch(_ job: CommandJob, attempt: Int) {
+    private mutating func launch(_ job: CommandJob, attempt: Int, _ s: inout Step) {
         inFlight = true
         inFlightCommand = job.command
         inFlightAnswered = false
         let c = job.command
-        log(.debug, "\(c.operation == .set ? "write" : "read") \(c.device)/\(c.service)/\(c.characteristic): sent to BlueZ, \(job.timeout) left")
-        emit(.command(job, attempt: attempt))
+        s.log(.debug, "\(c.operation == .set ? "write" : "read") \(c.device)/\(c.service)/\(c.characteristic): sent to BlueZ, \(job.timeout) left")
+        s.emit(.command(job, attempt: attempt))
     }
 
     /// The least time left before its deadline with which a command is still sent to BlueZ.

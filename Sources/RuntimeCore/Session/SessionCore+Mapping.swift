@@ -9,9 +9,9 @@ extension SessionCore {
     /// every service in `UUIDs` (but those BlueZ keeps to itself) has its object (or the grace
     /// period passed), and no object appeared for the quiet period. Objects that appear after the
     /// device was set up are mapped and set up on their own.
-    package mutating func checkGatt() {
-        guard let view, view.servicesResolved, machine.isConnected else { return }
-        if let last = lastGattObjectAt, last.duration(to: now) < timing.gattQuietPeriod {
+    package mutating func checkGatt(_ s: inout Step) {
+        guard let view = s.view, view.servicesResolved, machine.isConnected else { return }
+        if let last = lastGattObjectAt, last.duration(to: s.now) < timing.gattQuietPeriod {
             gattCheckAt = last.advanced(by: timing.gattQuietPeriod)
             return
         }
@@ -19,20 +19,20 @@ extension SessionCore {
         let exported = Set(view.services.map(\.uuid))
         let missing = view.uuids.filter { !Self.unexportedServices.contains($0) && !exported.contains($0) }
         if !missing.isEmpty && !reportedMissingServices {
-            let waited = resolvedAt.map { $0.duration(to: now) } ?? timing.missingServicesGrace
+            let waited = resolvedAt.map { $0.duration(to: s.now) } ?? timing.missingServicesGrace
             if waited < timing.missingServicesGrace {
-                gattCheckAt = (resolvedAt ?? now).advanced(by: timing.missingServicesGrace)
+                gattCheckAt = (resolvedAt ?? s.now).advanced(by: timing.missingServicesGrace)
                 return
             }
             reportedMissingServices = true
-            log(.notice,
+            s.log(.notice,
                 "\(device.address): no GATT objects for \(missing.map(\.shortForm).joined(separator: ", ")) \(waited) after ServicesResolved; going on without them")
         }
         if !machine.gattObjectsPresent {
-            feed(.gattObjectsPresent)
+            feed(.gattObjectsPresent, &s)
         } else if machine.isReady && hasUnmapped(view) {
-            let added = mapNew()
-            if !added.isEmpty { enqueueSetup(added, onlyNew: true) }
+            let added = mapNew(&s)
+            if !added.isEmpty { enqueueSetup(added, onlyNew: true, &s) }
         }
     }
 
@@ -41,22 +41,22 @@ extension SessionCore {
     }
 
     /// Maps the whole device and queues its setup (the machine's `startSubscribing`).
-    package mutating func startSetup() {
+    package mutating func startSetup(_ s: inout Step) {
         characteristics.removeAll()
         mappedPaths.removeAll()
         subscribeAttempts = 0
         subscribeFailures = 0
         // The last connection dropped with a refusal for lack of pairing: pair before anything else.
         if pairing.onConnect { setupQueue.append(.pair) }
-        enqueueSetup(mapNew(), onlyNew: false)
+        enqueueSetup(mapNew(&s), onlyNew: false, &s)
     }
 
     /// Maps the characteristics not mapped yet in this connection to topics and routes; returns them.
-    package mutating func mapNew() -> [MappedCharacteristic] {
+    package mutating func mapNew(_ s: inout Step) -> [MappedCharacteristic] {
         let topics = configuration.topics
         let config = device.config
         var added: [MappedCharacteristic] = []
-        for service in view?.services ?? [] {
+        for service in s.view?.services ?? [] {
             let serviceUUID = service.uuid
             let serviceSegment = topics.serviceSegment(serviceUUID, config: config)
             for ch in service.characteristics where !mappedPaths.contains(ch.path) {
@@ -70,7 +70,7 @@ extension SessionCore {
                     key: MappedCharacteristic.Key(service: serviceSegment, characteristic: segment),
                     properties: ch.properties, format: topics.format(of: uuid, config: config),
                     writeTypes: settings?.writeTypes, poll: settings?.poll)
-                emit(.route(
+                s.emit(.route(
                     path: ch.path, topic: topics.value(device: device.segment, service: serviceSegment, characteristic: segment),
                     format: mapped.format))
                 characteristics[mapped.key] = mapped
@@ -83,7 +83,7 @@ extension SessionCore {
     /// Queues what a connection needs: notifications (subscribe first), then the reads.
     /// A poll device subscribes only when it listens, and a poll device connected on demand for
     /// commands neither subscribes nor reads.
-    package mutating func enqueueSetup(_ list: [MappedCharacteristic], onlyNew: Bool) {
+    package mutating func enqueueSetup(_ list: [MappedCharacteristic], onlyNew: Bool, _ s: inout Step) {
         var subscribe = true
         var read = true
         if case .poll(_, let listen) = device.policy {
@@ -91,7 +91,7 @@ extension SessionCore {
             subscribe = inCycle && listen > .zero
             read = inCycle
         }
-        enqueueDescriptorReads(list)
+        enqueueDescriptorReads(list, &s)
         if subscribe {
             for mc in list where mc.canNotify {
                 setupQueue.append(.subscribe(mc))
@@ -106,33 +106,33 @@ extension SessionCore {
     }
 
     /// The setup marker was reached: the connection is subscribed (or not).
-    package mutating func setupDone(onlyNew: Bool) {
+    package mutating func setupDone(onlyNew: Bool, _ s: inout Step) {
         setupRunning = false
         let reads = characteristics.values.filter(\.canRead).count
         if onlyNew {
-            log(.info, "\(device.address): more characteristics appeared; \(notifying.count) notifying")
+            s.log(.info, "\(device.address): more characteristics appeared; \(notifying.count) notifying")
         } else {
-            log(.info,
+            s.log(.info,
                 "\(device.address): subscribed to \(notifying.count) characteristics, read \(reads)\(subscribeFailures > 0 ? ", \(subscribeFailures) refused notifications" : "")")
         }
-        reportMapping()
+        reportMapping(&s)
         if !onlyNew {
             if subscribeAttempts > 0 && subscribeFailures == subscribeAttempts {
-                feed(.subscribeFailed)
+                feed(.subscribeFailed, &s)
             } else {
-                feed(.subscribed)
+                feed(.subscribed, &s)
                 // Objects that appeared while subscribing were not in the snapshot.
-                checkGatt()
+                checkGatt(&s)
             }
         }
     }
 
     /// Tells the supervisor what is mapped (state file, Home Assistant discovery, the registry's
     /// service list).
-    package mutating func reportMapping() {
+    package mutating func reportMapping(_ s: inout Step) {
         var map: [String: String] = [:]
         var discovery: [HomeAssistantDiscovery.Characteristic] = []
-        let services = view?.services.map(\.uuid) ?? []
+        let services = s.view?.services.map(\.uuid) ?? []
         for mc in characteristics.values.sorted(by: { $0.path < $1.path }) {
             map[mc.key.service + "/" + mc.key.characteristic] = mc.uuid.uuidString
             guard configuration.homeAssistantDiscovery else { continue }
@@ -149,27 +149,27 @@ extension SessionCore {
         let segments = services
             .filter { GattMapping.listsService($0, device: device.config) }
             .map { configuration.topics.serviceSegment($0, config: device.config) }
-        emit(.report(.mapped(MappedDevice(
+        s.emit(.report(.mapped(MappedDevice(
             characteristics: map, services: services.map(\.uuidString), serviceSegments: segments, discovery: discovery,
-            name: view?.name, information: information))))
+            name: s.view?.name, information: information))))
     }
 
     /// The device became ready: start the `poll` intervals of its characteristics.
-    package mutating func becameReady() {
+    package mutating func becameReady(_ s: inout Step) {
         for mc in characteristics.values where mc.canRead {
-            if let interval = mc.poll { pollDue[mc.path] = now.advanced(by: interval) }
+            if let interval = mc.poll { pollDue[mc.path] = s.now.advanced(by: interval) }
         }
     }
 
     /// Queues the reads whose `poll` interval came.
-    package mutating func duePolls() {
+    package mutating func duePolls(_ s: inout Step) {
         guard machine.isReady else { return }
-        for (p, due) in pollDue where due <= now {
+        for (p, due) in pollDue where due <= s.now {
             guard let mc = characteristics.values.first(where: { $0.path == p }), let interval = mc.poll else {
                 pollDue[p] = nil
                 continue
             }
-            pollDue[p] = now.advanced(by: interval)
+            pollDue[p] = s.now.advanced(by: interval)
             let queued = workQueue.contains { if case .read(let m, _) = $0 { return m.path == p } else { return false } }
             if !queued { workQueue.append(.read(mc, initial: false)) }
         }

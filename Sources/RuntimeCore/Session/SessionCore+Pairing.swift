@@ -61,35 +61,35 @@ extension SessionCore {
     /// Whether a refusal (`error`) should lead to a pairing now. Not when BlueZ has a bond already: the refusal asks
     /// for more than it gives (an authenticated or Secure Connections key: Just Works cannot), and 5.66 answers `Pair`
     /// on an LE-bonded device with `AuthenticationFailed` (it tries BR/EDR).
-    package func mayPair(after error: BluetoothError) -> Bool {
+    package func mayPair(after error: BluetoothError, _ s: Step) -> Bool {
         pairingAllowed && !pairing.running && !pairing.pairedThisConnection && pairing.failure == nil && !givenUp
-            && !bondedNow && !pairingRetry.holds(at: now)
+            && !bondedNow(s) && !pairingRetry.holds(at: s.now)
     }
 
     /// BlueZ shows the device paired (or bonded) now, and no pairing of the bridge is in flight.
-    package var bondedNow: Bool { view?.paired == true && !pairing.running }
+    package func bondedNow(_ s: Step) -> Bool { s.view?.paired == true && !pairing.running }
 
     /// A read refused although the device is bonded: pairing again cannot help (on real 5.66 the read even drops the
     /// link each time, so every connection would be dropped). Not read again: remembered in the state file with
     /// `pairing: none` as before, for this session only for a device configured to pair (its configuration may ask
     /// for a passkey, an authenticated bond, next time).
-    package mutating func refusedDespiteBond(_ mc: MappedCharacteristic, _ error: BluetoothError) {
+    package mutating func refusedDespiteBond(_ mc: MappedCharacteristic, _ error: BluetoothError, _ s: inout Step) {
         guard unreadable.insert(mc.uuid.uuidString).inserted else { return }
-        if pairingMode == .none { emit(.report(.unreadable(uuid: mc.uuid.uuidString))) }
-        log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) although \(device.address) is bonded: it needs more security than the bond gives (authenticated pairing?); not reading it again\(pairingMode == .none ? "" : " while the bridge runs")")
+        if pairingMode == .none { s.emit(.report(.unreadable(uuid: mc.uuid.uuidString))) }
+        s.log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) although \(device.address) is bonded: it needs more security than the bond gives (authenticated pairing?); not reading it again\(pairingMode == .none ? "" : " while the bridge runs")")
     }
 
     /// The first time in a session that BlueZ shows a configured device paired without the bridge's `Pair` (5.66
     /// pairs on its own, Just Works through the default agent, when a read needs encryption; or a bond from
     /// before): logged, reported (`bridge/devices`) and trusted, as after the bridge's own pairing.
-    package mutating func noteBond() {
-        guard pairingAllowed, view?.paired == true, !pairing.bondSeen else { return }
+    package mutating func noteBond(_ s: inout Step) {
+        guard pairingAllowed, s.view?.paired == true, !pairing.bondSeen else { return }
         pairing.bondSeen = true
         guard !pairing.running, !pairing.pairedThisConnection else { return }
-        log(.notice, "\(device.address): paired and bonded in BlueZ (without the bridge's Pair: BlueZ paired it when a read needed encryption, or a bond from before); trusting it")
-        emit(.trust)
-        emit(.report(.paired))
-        resetPairingRetry(because: "it is paired")
+        s.log(.notice, "\(device.address): paired and bonded in BlueZ (without the bridge's Pair: BlueZ paired it when a read needed encryption, or a bond from before); trusting it")
+        s.emit(.trust)
+        s.emit(.report(.paired))
+        resetPairingRetry(because: "it is paired", &s)
     }
 
     /// A device with `pairing: none` whose pairing failed once: BlueZ cannot pair it (configured devices are tried
@@ -97,22 +97,22 @@ extension SessionCore {
     package var givenUp: Bool { pairingMode == .none && pairing.everFailed }
 
     /// Starts the pairing; `op` runs again after it (nil: the setup goes on).
-    package mutating func pair(for op: GattOperation?, attempt: Int) {
+    package mutating func pair(for op: GattOperation?, attempt: Int, _ s: inout Step) {
         pairing.retry = op
         pairing.running = true
         pairing.pairAttempt = attempt
         inFlight = true
-        log(.notice, "\(device.address): \(op.map { "\(Self.describe($0)) was refused for lack of pairing" } ?? "the last connection needed pairing"): pairing (\(pairingMode.rawValue))")
-        emit(.pair(attempt: attempt, timeout: Self.pairTimeout))
+        s.log(.notice, "\(device.address): \(op.map { "\(Self.describe($0)) was refused for lack of pairing" } ?? "the last connection needed pairing"): pairing (\(pairingMode.rawValue))")
+        s.emit(.pair(attempt: attempt, timeout: Self.pairTimeout))
     }
 
     /// `Pair` (and `Trusted`) returned. A failure counts even when the link dropped before the reply (real 5.66 and
     /// bluez-sim drop it first).
-    package mutating func pairFinished(attempt: Int, error: BluetoothError?) {
+    package mutating func pairFinished(attempt: Int, error: BluetoothError?, _ s: inout Step) {
         let current = attempt == generation && pairing.running
         let failed = error.map { $0.code != .alreadyExists } ?? false
         guard current || (failed && attempt == pairing.pairAttempt) else {
-            log(.debug, "dropping the reply of an earlier pairing (\(attempt), now \(generation))")
+            s.log(.debug, "dropping the reply of an earlier pairing (\(attempt), now \(generation))")
             return
         }
         pairing.pairAttempt = nil
@@ -131,21 +131,21 @@ extension SessionCore {
             // This connection's (a stale reply's connection is over: the next one starts clean).
             if current { pairing.failure = error }
             pairing.everFailed = true
-            if let op = retry ?? refusedRead.map({ .read($0, initial: true) }) { failAfterPairing(op, error) }
+            if let op = retry ?? refusedRead.map({ .read($0, initial: true) }) { failAfterPairing(op, error, &s) }
             guard pairingMode != .none else {
                 // Never paired again in this session (``givenUp``), its refused reads remembered: no delay needed.
-                log(.warning, "\(device.address): pairing failed: \(error); not pairing it again (pairing: none)")
+                s.log(.warning, "\(device.address): pairing failed: \(error); not pairing it again (pairing: none)")
                 return
             }
-            return pairingFailed(error, "Pair", attempt: attempt)
+            return pairingFailed(error, "Pair", attempt: attempt, &s)
         }
         pairing.pairedThisConnection = true
-        log(.notice, "\(device.address): paired and bonded\(retry.map { "; \(Self.describe($0)) again" } ?? "")")
-        emit(.report(.paired))
-        resetPairingRetry(because: "it paired")
+        s.log(.notice, "\(device.address): paired and bonded\(retry.map { "; \(Self.describe($0)) again" } ?? "")")
+        s.emit(.report(.paired))
+        resetPairingRetry(because: "it paired", &s)
         guard let op = retry else { return }
         switch op {
-        case .command(let command): execute(command, attempt: generation)
+        case .command(let command): execute(command, attempt: generation, &s)
         case .read, .subscribe, .readDescriptor, .setupDone, .pair:
             // First in line: the queue runs it next.
             if setupRunning { setupQueue.insert(op, at: 0) } else { workQueue.insert(op, at: 0) }
@@ -155,55 +155,55 @@ extension SessionCore {
     /// A pairing of the device failed on connection attempt `attempt` (`what`: whose pairing): counted once per
     /// attempt. Nothing protected is sent on this connection any more (its setup and queued reads go; commands wait
     /// for the next connection or their deadline), the link goes, and the next connection waits the retry delay.
-    package mutating func pairingFailed(_ error: BluetoothError, _ what: String, attempt: Int) {
+    package mutating func pairingFailed(_ error: BluetoothError, _ what: String, attempt: Int, _ s: inout Step) {
         guard pairing.failureCountedFor != attempt else { return }
         pairing.failureCountedFor = attempt
-        let at = pairingRetry.failed(at: now)
-        emit(.pairingRetry(pairingRetry))
-        log(.warning, "\(device.address): pairing failed (\(what)): \(error)\(pairingMode == .passkey ? " (is the passkey right?)" : ""); failed pairing \(pairingRetry.failures): nothing more on this connection, the agent refuses the device until the next attempt in \(now.duration(to: at)) (the delay doubles up to 10 min; bridge/request/reconnect tries at once)")
+        let at = pairingRetry.failed(at: s.now)
+        s.emit(.pairingRetry(pairingRetry))
+        s.log(.warning, "\(device.address): pairing failed (\(what)): \(error)\(pairingMode == .passkey ? " (is the passkey right?)" : ""); failed pairing \(pairingRetry.failures): nothing more on this connection, the agent refuses the device until the next attempt in \(s.now.duration(to: at)) (the delay doubles up to 10 min; bridge/request/reconnect tries at once)")
         setupQueue.removeAll()
         workQueue.removeAll { if case .command = $0 { false } else { true } }
         if isPoll {
             cycle.nextAt = max(cycle.nextAt ?? at, at)
             cycle.phase = .waiting
-            setAvailable(false)
-            feed(.releaseRequested)
+            setAvailable(false, &s)
+            feed(.releaseRequested, &s)
         } else {
-            feed(.holdOff(until: at))
+            feed(.holdOff(until: at), &s)
         }
     }
 
     /// A success or a reconnect request: a failed pairing's delay is over, the next failure waits the first delay.
-    package mutating func resetPairingRetry(because why: String) {
+    package mutating func resetPairingRetry(because why: String, _ s: inout Step) {
         guard pairingRetry.failures > 0 else { return }
-        let held = pairingRetry.holds(at: now)
+        let held = pairingRetry.holds(at: s.now)
         pairingRetry.reset()
-        emit(.pairingRetry(pairingRetry))
-        log(.notice, "\(device.address): \(why): the delay after failed pairings starts over\(held ? "; connecting now" : "")")
+        s.emit(.pairingRetry(pairingRetry))
+        s.log(.notice, "\(device.address): \(why): the delay after failed pairings starts over\(held ? "; connecting now" : "")")
         if isPoll {
-            if held { cycle.nextAt = now }
+            if held { cycle.nextAt = s.now }
         } else if machine.heldUntil != nil {
             // Lifts the machine's hold (a backoff ends now; a disconnect under way is followed by the usual delay).
-            feed(.connectRequested)
+            feed(.connectRequested, &s)
         }
     }
 
     /// The operation that waited for a pairing that failed.
-    private mutating func failAfterPairing(_ op: GattOperation, _ error: BluetoothError) {
+    private mutating func failAfterPairing(_ op: GattOperation, _ error: BluetoothError, _ s: inout Step) {
         switch op {
         case .command(let command):
             let transaction = command.transaction
-            emit(.respond(command, .failed(
+            s.emit(.respond(command, .failed(
                 CommandResult.Operation(command.operation), error: .gattError(name: error.name, message: "pairing failed: \(error.message)"),
                 transaction: transaction)))
         case .read(let mc, _):
             // pairing: none and BlueZ cannot pair it: never read it again (as before pairing existed).
             if pairingMode == .none, unreadable.insert(mc.uuid.uuidString).inserted {
-                emit(.report(.unreadable(uuid: mc.uuid.uuidString)))
-                log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) was refused and needs pairing, which failed: not reading it again")
+                s.emit(.report(.unreadable(uuid: mc.uuid.uuidString)))
+                s.log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) was refused and needs pairing, which failed: not reading it again")
             }
         case .subscribe(let mc):
-            log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed")
+            s.log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed")
             subscribeFailures += 1
         case .readDescriptor, .setupDone, .pair:
             break

@@ -9,48 +9,48 @@ extension SessionCore {
 
     /// Moves a poll device's cycle on (SPEC §6): start a cycle when it is due, finish it when the
     /// reads are done (then listen, if configured), give it up after the usual retries.
-    package mutating func advanceCycle() {
+    package mutating func advanceCycle(_ s: inout Step) {
         let (interval, listen) = pollSettings
         switch cycle.phase {
         case .waiting:
-            guard let next = cycle.nextAt, next <= now else { return }
+            guard let next = cycle.nextAt, next <= s.now else { return }
             // A link still going down (the last cycle's) must be down before the next connect.
             guard machine.state == .idle || machine.isReady else { return }
-            cycle.nextAt = next.advanced(by: interval) > now ? next.advanced(by: interval) : now.advanced(by: interval)
-            cycle.phase = .running(startedAt: now, failuresAtStart: machine.failedAttempts)
-            log(.info, "poll cycle: connecting to \(device.address)")
+            cycle.nextAt = next.advanced(by: interval) > s.now ? next.advanced(by: interval) : s.now.advanced(by: interval)
+            cycle.phase = .running(startedAt: s.now, failuresAtStart: machine.failedAttempts)
+            s.log(.info, "poll cycle: connecting to \(device.address)")
             if machine.isReady {
                 // Connected on demand: read now.
-                enqueueSetup(Array(characteristics.values).sorted { $0.path < $1.path }, onlyNew: true)
+                enqueueSetup(Array(characteristics.values).sorted { $0.path < $1.path }, onlyNew: true, &s)
             } else {
-                feed(.connectRequested)
+                feed(.connectRequested, &s)
             }
         case .running(let startedAt, let failuresAtStart):
             if machine.isReady && !setupRunning && setupQueue.isEmpty {
-                log(.info, "poll cycle done")
-                setAvailable(true)
-                cycle.phase = listen > .zero ? .listening(until: now.advanced(by: listen)) : .waiting
+                s.log(.info, "poll cycle done")
+                setAvailable(true, &s)
+                cycle.phase = listen > .zero ? .listening(until: s.now.advanced(by: listen)) : .waiting
             } else if machine.failedAttempts - failuresAtStart >= timing.pollCycleAttempts
-                        || startedAt.duration(to: now) >= interval {
-                log(.warning, "poll cycle failed after \(machine.failedAttempts - failuresAtStart) attempts; next in \(cycle.nextAt.map { now.duration(to: $0) } ?? interval)")
-                setAvailable(false)
+                        || startedAt.duration(to: s.now) >= interval {
+                s.log(.warning, "poll cycle failed after \(machine.failedAttempts - failuresAtStart) attempts; next in \(cycle.nextAt.map { s.now.duration(to: $0) } ?? interval)")
+                setAvailable(false, &s)
                 cycle.phase = .waiting
-                feed(.releaseRequested)
+                feed(.releaseRequested, &s)
             }
         case .listening(let until):
-            if until <= now || !machine.isConnected { cycle.phase = .waiting }
+            if until <= s.now || !machine.isConnected { cycle.phase = .waiting }
         }
     }
 
     /// Connects a poll device on demand for commands, and lets it go once no command is queued or
     /// running and no cycle needs it.
-    package mutating func steerPollConnection() {
+    package mutating func steerPollConnection(_ s: inout Step) {
         guard cycle.phase == .waiting, !ended else { return }
         if commandCount > 0 {
             // Not while a failed pairing's delay runs (SPEC §11): the commands wait for their deadline.
-            if machine.state == .idle, !pairingRetry.holds(at: now) {
-                log(.info, "connecting on demand for \(commandCount) command(s)")
-                feed(.connectRequested)
+            if machine.state == .idle, !pairingRetry.holds(at: s.now) {
+                s.log(.info, "connecting on demand for \(commandCount) command(s)")
+                feed(.connectRequested, &s)
             }
             return
         }
@@ -59,7 +59,7 @@ extension SessionCore {
         case .idle, .stopped, .disconnecting:
             return
         default:
-            feed(.releaseRequested)
+            feed(.releaseRequested, &s)
         }
     }
 }

@@ -3,50 +3,50 @@ import BridgeCore
 extension SessionCore {
     /// Starts the next GATT operation when none is in flight: setup first (while subscribing),
     /// then commands and polls in arrival order (while ready).
-    package mutating func pump() {
-        if isPoll { steerPollConnection() }
+    package mutating func pump(_ s: inout Step) {
+        if isPoll { steerPollConnection(&s) }
         while !inFlight && !ended {
             if let op = setupQueue.first {
                 guard machine.isConnected else { return }
                 setupQueue.removeFirst()
-                start(op)
+                start(op, &s)
                 continue
             }
             guard machine.isReady, !setupRunning, let op = workQueue.first else { return }
             workQueue.removeFirst()
-            start(op)
+            start(op, &s)
         }
     }
 
     /// Runs one operation: here when it needs no BlueZ call, else as an action whose completion
     /// comes back as ``SessionInput/operationFinished(attempt:_:)``.
-    private mutating func start(_ op: GattOperation) {
+    private mutating func start(_ op: GattOperation, _ s: inout Step) {
         let attempt = generation
         switch op {
         case .setupDone(let onlyNew):
-            setupDone(onlyNew: onlyNew)
+            setupDone(onlyNew: onlyNew, &s)
         case .subscribe(let mc):
             inFlight = true
             // Indications need confirmations, which only StartNotify gives.
             let acquire = mc.properties.contains(.notify) && configuration.acquireNotify
-            emit(.subscribe(mc, acquire: acquire, attempt: attempt))
+            s.emit(.subscribe(mc, acquire: acquire, attempt: attempt))
         case .read(let mc, let initial):
             if unreadable.contains(mc.uuid.uuidString) { return }
             inFlight = true
-            emit(.read(mc, initial: initial, attempt: attempt))
+            s.emit(.read(mc, initial: initial, attempt: attempt))
         case .readDescriptor(let mc, let kind, let path):
             inFlight = true
-            emit(.readDescriptor(mc, kind, path: path, attempt: attempt))
+            s.emit(.readDescriptor(mc, kind, path: path, attempt: attempt))
         case .command(let command):
             commandCount -= 1
-            execute(command, attempt: attempt)
+            execute(command, attempt: attempt, &s)
         case .pair:
-            pair(for: nil, attempt: attempt)
+            pair(for: nil, attempt: attempt, &s)
         }
     }
 
     /// A GATT operation finished.
-    package mutating func finished(_ outcome: GattOutcome, attempt: Int) {
+    package mutating func finished(_ outcome: GattOutcome, attempt: Int, _ s: inout Step) {
         switch outcome {
         case .command(let command, let result, let readValue, let refusal):
             let answered = inFlightAnswered
@@ -54,21 +54,21 @@ extension SessionCore {
             inFlightAnswered = false
             // Answered at its deadline already: BlueZ's late reply is not answered again (nor
             // paired for: the command cannot be sent again).
-            if let refusal, !answered, attempt == generation, mayPair(after: refusal) {
-                return pair(for: .command(command), attempt: attempt)
+            if let refusal, !answered, attempt == generation, mayPair(after: refusal, s) {
+                return pair(for: .command(command), attempt: attempt, &s)
             }
             // Answered whatever happened to the link meanwhile: it was sent.
-            if let readValue { emit(.publishRead(path: readValue.path, value: readValue.value)) }
-            if !answered { emit(.respond(command, result)) }
+            if let readValue { s.emit(.publishRead(path: readValue.path, value: readValue.value)) }
+            if !answered { s.emit(.respond(command, result)) }
         case .descriptor(let mc, let kind, let result):
-            descriptorRead(mc, kind, result, attempt: attempt)
+            descriptorRead(mc, kind, result, attempt: attempt, &s)
         case .subscribed(let mc, let error, let acquired):
             // The link dropped with a refusal (5.66 drops it before the reply; the reply may be stale, or come before
             // the core saw the drop): BlueZ's own pairing for the CCC write failed.
-            let dropped = attempt != generation || !(view?.servicesResolved ?? false)
+            let dropped = attempt != generation || !(s.view?.servicesResolved ?? false)
             // Not remembered as a read is: `pairing: none` waits the delay too (even after it gave up pairing).
-            if dropped, let error, Self.isSecurityRefusal(error, linkDropped: true), pairingAllowed, !bondedNow {
-                pairingFailed(error, "BlueZ's own, for the subscription to \(mc.key.service)/\(mc.key.characteristic)", attempt: attempt)
+            if dropped, let error, Self.isSecurityRefusal(error, linkDropped: true), pairingAllowed, !bondedNow(s) {
+                pairingFailed(error, "BlueZ's own, for the subscription to \(mc.key.service)/\(mc.key.characteristic)", attempt: attempt, &s)
                 if attempt == generation { return }
             }
             guard attempt == generation else {
@@ -76,19 +76,19 @@ extension SessionCore {
                 // connection that BlueZ took: stopped, or bluetoothd keeps the session for the next connection (and
                 // refuses AcquireNotify there with InProgress).
                 if acquired {
-                    emit(.releaseNotify(characteristic: mc.path))
+                    s.emit(.releaseNotify(characteristic: mc.path))
                 } else if error == nil {
-                    emit(.shutDown(stopNotify: [mc.path], disconnect: false))
+                    s.emit(.shutDown(stopNotify: [mc.path], disconnect: false))
                 }
-                return stale("StartNotify \(mc.path)")
+                return stale("StartNotify \(mc.path)", &s)
             }
             if acquired { self.acquired[mc.path] = mc }
-            if let error, Self.isSecurityRefusal(error, linkDropped: false), mayPair(after: error) {
-                return pair(for: .subscribe(mc), attempt: attempt)
+            if let error, Self.isSecurityRefusal(error, linkDropped: false), mayPair(after: error, s) {
+                return pair(for: .subscribe(mc), attempt: attempt, &s)
             }
             if let error {
                 // Generic Attribute's Service Changed and similar may refuse; go on with the rest.
-                log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
+                s.log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
                 subscribeFailures += 1
             } else {
                 notifying.append(mc.path)
@@ -96,9 +96,9 @@ extension SessionCore {
         case .read(let mc, let initial, let result, let linkDropped):
             if case .failure(let error) = result, Self.isSecurityRefusal(error, linkDropped: linkDropped) {
                 // Bonded already: pairing cannot give what the read asks for (real 5.66 pairs Just Works on its own).
-                if bondedNow { return refusedDespiteBond(mc, error) }
-                if !linkDropped, attempt == generation, mayPair(after: error) {
-                    return pair(for: .read(mc, initial: initial), attempt: attempt)
+                if bondedNow(s) { return refusedDespiteBond(mc, error, &s) }
+                if !linkDropped, attempt == generation, mayPair(after: error, s) {
+                    return pair(for: .read(mc, initial: initial), attempt: attempt, &s)
                 }
                 // Real 5.66 tries to pair on its own and drops the link when that fails: the bridge pairs first on the
                 // next connection. A device configured to pair: a failed pairing, the next connection after the delay.
@@ -108,39 +108,39 @@ extension SessionCore {
                     if !pairOnConnect {
                         pairOnConnect = true
                         pairing.onConnectFor = mc
-                        log(.notice, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) and the link dropped: pairing first on the next connection")
+                        s.log(.notice, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)) and the link dropped: pairing first on the next connection")
                     }
                     guard pairingMode != .none else { return }
-                    return pairingFailed(error, "BlueZ's own, for ReadValue \(mc.key.service)/\(mc.key.characteristic)", attempt: attempt)
+                    return pairingFailed(error, "BlueZ's own, for ReadValue \(mc.key.service)/\(mc.key.characteristic)", attempt: attempt, &s)
                 }
                 // A device configured to pair (just_works, passkey) is tried again on its next connection.
                 guard pairingMode == .none else {
-                    log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)); pairing did not help on this connection")
+                    s.log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)); pairing did not help on this connection")
                     return
                 }
                 // Reading it makes BlueZ try to pair (and, with no agent, drop the link), and pairing did not help:
                 // never again, whichever connection the read belonged to (the drop makes it stale).
                 if unreadable.insert(mc.uuid.uuidString).inserted {
-                    emit(.report(.unreadable(uuid: mc.uuid.uuidString)))
-                    log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): it needs pairing; not reading it again")
+                    s.emit(.report(.unreadable(uuid: mc.uuid.uuidString)))
+                    s.log(.warning, "ReadValue \(mc.key.service)/\(mc.key.characteristic) refused (\(error)): it needs pairing; not reading it again")
                 }
                 return
             }
-            guard attempt == generation else { return stale("ReadValue \(mc.path)") }
+            guard attempt == generation else { return stale("ReadValue \(mc.path)", &s) }
             switch result {
             case .success(let value):
-                emit(.publishRead(path: mc.path, value: value))
+                s.emit(.publishRead(path: mc.path, value: value))
                 // Device Information strings name the device in Home Assistant; the mapping
                 // report at the end of setup carries them, a later change is reported again.
-                if information.record(mc.uuid, bytes: value) && !setupRunning { reportMapping() }
+                if information.record(mc.uuid, bytes: value) && !setupRunning { reportMapping(&s) }
             case .failure(let error):
-                log(.warning, "\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
+                s.log(.warning, "\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
             }
         }
     }
 
-    private mutating func stale(_ what: String) {
-        log(.debug, "\(what): completion of an earlier connection dropped")
+    private mutating func stale(_ what: String, _ s: inout Step) {
+        s.log(.debug, "\(what): completion of an earlier connection dropped")
     }
 
     /// Whether a failed read means the characteristic needs pairing. `linkDropped`: the device's
@@ -158,22 +158,22 @@ extension SessionCore {
 
     /// An `AcquireNotify` socket hung up. With the link going down that is all; if the link is
     /// still up a second later, BlueZ ended the notifications on its own: subscribe again.
-    package mutating func notificationsReleased(_ characteristic: String) {
+    package mutating func notificationsReleased(_ characteristic: String, _ s: inout Step) {
         guard let mc = acquired.removeValue(forKey: characteristic) else { return }
         notifying.removeAll { $0 == characteristic }
         guard machine.isReady, !ended else { return }
-        log(.debug, "notification socket of \(mc.key.service)/\(mc.key.characteristic) hung up")
+        s.log(.debug, "notification socket of \(mc.key.service)/\(mc.key.characteristic) hung up")
         resubscribe.append(mc)
-        resubscribeAt = now.advanced(by: .seconds(1))
+        resubscribeAt = s.now.advanced(by: .seconds(1))
     }
 
     /// Queues the subscriptions whose sockets hung up while the link stayed up.
-    package mutating func resubscribeReleased() {
+    package mutating func resubscribeReleased(_ s: inout Step) {
         let list = resubscribe
         resubscribe.removeAll()
         guard machine.isReady, !ended else { return }
         for mc in list where mappedPaths.contains(mc.path) && !notifying.contains(mc.path) {
-            log(.notice, "notifications of \(mc.key.service)/\(mc.key.characteristic) ended while connected: subscribing again")
+            s.log(.notice, "notifications of \(mc.key.service)/\(mc.key.characteristic) ended while connected: subscribing again")
             workQueue.append(.subscribe(mc))
         }
     }

@@ -30,8 +30,8 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     package var generation = 0
     /// The machine's next tick.
     package var tickAt: Instant?
-    /// When the timers last ran (``nextDeadline`` keeps what is due after it).
-    package var timersCheckedAt: Instant
+    /// When the timers last ran (``nextDeadline`` keeps what is due after it; nil before the first step).
+    package var timersCheckedAt: Instant?
 
     // GATT objects
     package var lastGattObjectAt: Instant?
@@ -77,17 +77,7 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// The session ended (stopped, or its device object removed): every input is ignored.
     package var ended = false
 
-    // The step being handled
-    /// The time of the input being handled.
-    package var now: Instant
-    /// The device's objects when the input being handled came.
-    package var view: DeviceView?
-    /// The actions of the input being handled.
-    package var actions: [Action] = []
-
-    package init(configuration: Configuration, now: Instant) {
-        self.now = now
-        timersCheckedAt = now
+    package init(configuration: Configuration) {
         self.configuration = configuration
         unreadable = configuration.device.unreadable
         pairingRetry = configuration.device.pairingRetry
@@ -107,30 +97,30 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// BlueZ has no object for it), and returns what to do, in order.
     package mutating func handle(_ input: Input, device view: DeviceView?, now: Instant) -> [Action] {
         guard !ended else { return [] }
-        self.now = now
-        self.view = view
+        var s = Step(now: now, view: view)
+        handle(input, &s)
+        return s.actions
+    }
+
+    private mutating func handle(_ input: Input, _ s: inout Step) {
         switch input {
-        case .start: start()
+        case .start: start(&s)
         case .deadline: break
-        case .mailboxFinished: stop()
-        case .received(let input): receive(input)
+        case .mailboxFinished: stop(&s)
+        case .received(let input): receive(input, &s)
         }
-        if !ended { noteBond() }
+        if !ended { noteBond(&s) }
         if ended {
-            failQueuedCommands(CommandError(.notConnected, "the bridge stopped managing device '\(device.segment)'"))
+            failQueuedCommands(CommandError(.notConnected, "the bridge stopped managing device '\(device.segment)'"), &s)
         } else {
-            fireTimers()
-            pump()
+            fireTimers(&s)
+            pump(&s)
             if isPoll {
                 // The pump may have finished a cycle's reads.
-                advanceCycle()
-                pump()
+                advanceCycle(&s)
+                pump(&s)
             }
         }
-        self.view = nil
-        let result = actions
-        actions.removeAll()
-        return result
     }
 
     /// When the executor must hand the core ``Input/deadline`` (nil: only an input moves it on).
@@ -143,184 +133,180 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         // loop. One that passed only since then is kept: the executor hands the deadline in at
         // once and the timers run (comparing with the clock now would lose it until the next input).
         let checked = timersCheckedAt
-        return deadlines.compactMap { $0 }.filter { $0 > checked }.min()
+        return deadlines.compactMap { $0 }.filter { checked == nil || $0 > checked! }.min()
     }
 
-    package mutating func emit(_ action: Action) { actions.append(action) }
-
-    package mutating func log(_ level: Logger.Level, _ message: String) { actions.append(.log(level, message)) }
-
-    private mutating func start() {
-        let connected = view?.connected ?? false
-        let resolved = view?.servicesResolved ?? false
-        emit(.publishAvailability(false))
-        let held = !connected && pairingRetry.holds(at: now)
+    private mutating func start(_ s: inout Step) {
+        let connected = s.view?.connected ?? false
+        let resolved = s.view?.servicesResolved ?? false
+        s.emit(.publishAvailability(false))
+        let held = !connected && pairingRetry.holds(at: s.now)
         if held, let at = pairingRetry.notBefore {
-            log(.notice, "\(device.address): \(pairingRetry.failures) failed pairing(s) before this session; not connecting before the next attempt in \(now.duration(to: at))")
+            s.log(.notice, "\(device.address): \(pairingRetry.failures) failed pairing(s) before this session; not connecting before the next attempt in \(s.now.duration(to: at))")
         }
         if isPoll {
-            cycle.nextAt = held ? pairingRetry.notBefore : now
-            if connected { feed(.connectedChanged(true)) }
+            cycle.nextAt = held ? pairingRetry.notBefore : s.now
+            if connected { feed(.connectedChanged(true), &s) }
             return
         }
         if held, let at = pairingRetry.notBefore {
-            feed(.holdOff(until: at))
+            feed(.holdOff(until: at), &s)
         } else if connected {
-            feed(.connectedChanged(true))
-            if resolved { receive(.servicesResolved(true)) }
+            feed(.connectedChanged(true), &s)
+            if resolved { receive(.servicesResolved(true), &s) }
         } else {
-            feed(device.connectNow ? .connectRequested : .discovered)
+            feed(device.connectNow ? .connectRequested : .discovered, &s)
         }
     }
 
-    private mutating func receive(_ input: SessionInput) {
+    private mutating func receive(_ input: SessionInput, _ s: inout Step) {
         switch input {
         case .connectedChanged(let connected):
-            feed(.connectedChanged(connected))
+            feed(.connectedChanged(connected), &s)
         case .servicesResolved(let resolved):
             if resolved {
-                resolvedAt = now
+                resolvedAt = s.now
                 reportedMissingServices = false
             }
-            feed(.servicesResolved(resolved))
-            if resolved { checkGatt() }
+            feed(.servicesResolved(resolved), &s)
+            if resolved { checkGatt(&s) }
         case .gattObjectsChanged:
-            lastGattObjectAt = now
-            gattCheckAt = now.advanced(by: timing.gattQuietPeriod)
+            lastGattObjectAt = s.now
+            gattCheckAt = s.now.advanced(by: timing.gattQuietPeriod)
         case .deviceRemoved:
-            feed(.deviceRemoved)
+            feed(.deviceRemoved, &s)
             ended = true
         case .connectRequested:
             // Not while a failed pairing's delay runs (a reconnect request ends it).
-            guard !pairingRetry.holds(at: now) else { break }
-            if isPoll { cycle.nextAt = now } else { feed(.connectRequested) }
+            guard !pairingRetry.holds(at: s.now) else { break }
+            if isPoll { cycle.nextAt = s.now } else { feed(.connectRequested, &s) }
         case .reconnectRequested:
-            resetPairingRetry(because: "a reconnect request")
-            if machine.isConnected || (view?.connected ?? false) {
-                disconnect()
+            resetPairingRetry(because: "a reconnect request", &s)
+            if machine.isConnected || (s.view?.connected ?? false) {
+                disconnect(&s)
             } else if !isPoll {
-                feed(.connectRequested)
+                feed(.connectRequested, &s)
             }
         case .command(let command):
-            accept(command)
+            accept(command, &s)
         case .slotGranted:
-            feed(.slotGranted)
+            feed(.slotGranted, &s)
         case .connectFinished(let attempt, let error):
-            connectFinished(attempt: attempt, error: error)
+            connectFinished(attempt: attempt, error: error, &s)
         case .operationFinished(let attempt, let outcome):
             inFlight = false
-            finished(outcome, attempt: attempt)
+            finished(outcome, attempt: attempt, &s)
         case .pairFinished(let attempt, let error):
             inFlight = false
-            pairFinished(attempt: attempt, error: error)
+            pairFinished(attempt: attempt, error: error, &s)
         case .stop:
-            stop()
+            stop(&s)
         case .advertised:
             break  // advertisement sessions only
         case .notificationsReleased(let characteristic):
-            notificationsReleased(characteristic)
+            notificationsReleased(characteristic, &s)
         }
     }
 
     /// Stops notifications and disconnects (the executor runs it as one task that the
     /// supervisor's bound awaits), and ends the session.
-    private mutating func stop() {
-        let wasConnected = machine.isConnected || (view?.connected ?? false)
-        for action in machine.handle(.stopRequested, now: now) {
+    private mutating func stop(_ s: inout Step) {
+        let wasConnected = machine.isConnected || (s.view?.connected ?? false)
+        for action in machine.handle(.stopRequested, now: s.now) {
             switch action {
-            case .publishAvailability, .releaseSlot: perform(action)
+            case .publishAvailability, .releaseSlot: perform(action, &s)
             default: break
             }
         }
-        setAvailable(false)
+        setAvailable(false, &s)
         ended = true
         let stopping = notifying.filter { acquired[$0] == nil }
         // Closing an acquired socket is BlueZ's StopNotify.
-        for p in acquired.keys.sorted() { emit(.releaseNotify(characteristic: p)) }
+        for p in acquired.keys.sorted() { s.emit(.releaseNotify(characteristic: p)) }
         acquired.removeAll()
-        emit(.shutDown(stopNotify: stopping, disconnect: wasConnected))
+        s.emit(.shutDown(stopNotify: stopping, disconnect: wasConnected))
     }
 
     // MARK: Timers
 
-    private mutating func fireTimers() {
-        timersCheckedAt = now
-        if let at = tickAt, at <= now {
+    private mutating func fireTimers(_ s: inout Step) {
+        timersCheckedAt = s.now
+        if let at = tickAt, at <= s.now {
             tickAt = nil
-            feed(.tick)
+            feed(.tick, &s)
         }
-        if let at = gattCheckAt, at <= now {
+        if let at = gattCheckAt, at <= s.now {
             gattCheckAt = nil
-            checkGatt()
+            checkGatt(&s)
         }
-        if let at = resubscribeAt, at <= now {
+        if let at = resubscribeAt, at <= s.now {
             resubscribeAt = nil
-            resubscribeReleased()
+            resubscribeReleased(&s)
         }
-        expireCommands()
-        duePolls()
-        if isPoll { advanceCycle() }
+        expireCommands(&s)
+        duePolls(&s)
+        if isPoll { advanceCycle(&s) }
     }
 
     // MARK: The connection state machine
 
-    package mutating func feed(_ event: Machine.Event) {
+    package mutating func feed(_ event: Machine.Event, _ s: inout Step) {
         let wasConnected = machine.isConnected
         let wasReady = machine.isReady
         let before = machine.state
-        let machineActions = machine.handle(event, now: now)
+        let machineActions = machine.handle(event, now: s.now)
         if before != machine.state {
-            log(.debug, "\(device.address): \(event) → \(Self.describe(machine.state, now: now))")
+            s.log(.debug, "\(device.address): \(event) → \(Self.describe(machine.state, now: s.now))")
         }
         if wasReady && !machine.isReady { linkDown(keepMapping: machine.isConnected) }
         if wasConnected && !machine.isConnected { linkDown(keepMapping: false) }
-        for action in machineActions { perform(action) }
+        for action in machineActions { perform(action, &s) }
         if wasConnected != machine.isConnected {
-            emit(.report(.linkChanged(connected: machine.isConnected)))
+            s.emit(.report(.linkChanged(connected: machine.isConnected)))
         }
-        if !wasReady && machine.isReady { becameReady() }
+        if !wasReady && machine.isReady { becameReady(&s) }
     }
 
-    private mutating func perform(_ action: Machine.Action) {
+    private mutating func perform(_ action: Machine.Action, _ s: inout Step) {
         switch action {
         case .connect:
             generation += 1
-            log(.info, "connecting to \(device.address)")
-            emit(.connect(attempt: generation, timeout: timing.connectTimeout))
+            s.log(.info, "connecting to \(device.address)")
+            s.emit(.connect(attempt: generation, timeout: timing.connectTimeout))
         case .disconnect:
-            disconnect()
+            disconnect(&s)
         case .waitForDisconnect:
-            log(.debug, "\(device.address): waiting for Connected=false before retrying")
+            s.log(.debug, "\(device.address): waiting for Connected=false before retrying")
         case .startSubscribing:
-            startSetup()
+            startSetup(&s)
         case .publishAvailability(let online):
-            if !isPoll { setAvailable(online) }
+            if !isPoll { setAvailable(online, &s) }
         case .scheduleTick(let at):
             tickAt = at
         case .requestSlot:
-            emit(.requestSlot)
+            s.emit(.requestSlot)
         case .releaseSlot:
-            emit(.releaseSlot)
+            s.emit(.releaseSlot)
         }
     }
 
-    package mutating func disconnect() {
-        log(.info, "disconnecting \(device.address)")
-        emit(.disconnect(attempt: generation))
+    package mutating func disconnect(_ s: inout Step) {
+        s.log(.info, "disconnecting \(device.address)")
+        s.emit(.disconnect(attempt: generation))
     }
 
-    private mutating func connectFinished(attempt: Int, error: BluetoothError?) {
-        emit(.report(.connectReturned))
+    private mutating func connectFinished(attempt: Int, error: BluetoothError?, _ s: inout Step) {
+        s.emit(.report(.connectReturned))
         guard attempt == generation else {
-            log(.debug, "dropping the reply of an earlier connection attempt (\(attempt), now \(generation))")
+            s.log(.debug, "dropping the reply of an earlier connection attempt (\(attempt), now \(generation))")
             return
         }
         guard let error, error.code != .alreadyConnected else {
-            feed(.connectSucceeded)
+            feed(.connectSucceeded, &s)
             return
         }
-        log(.warning, "connect to \(device.address) failed: \(error)")
-        feed(.connectFailed(ConnectErrorClass(errorName: error.name, message: error.message)))
+        s.log(.warning, "connect to \(device.address) failed: \(error)")
+        feed(.connectFailed(ConnectErrorClass(errorName: error.name, message: error.message)), &s)
     }
 
     /// The link (or the readiness) went away: setup of that connection is void.
@@ -345,12 +331,12 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// Publishes availability (and reports it) when it changes.
-    package mutating func setAvailable(_ online: Bool) {
+    package mutating func setAvailable(_ online: Bool, _ s: inout Step) {
         guard online != available else { return }
         available = online
-        log(.info, "\(device.address) is \(online ? "online" : "offline")")
-        emit(.publishAvailability(online))
-        emit(.report(.availability(online)))
+        s.log(.info, "\(device.address) is \(online ? "online" : "offline")")
+        s.emit(.publishAvailability(online))
+        s.emit(.report(.availability(online)))
     }
 
     /// A state without its clock values, for logs.
