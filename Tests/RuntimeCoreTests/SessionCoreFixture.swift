@@ -137,7 +137,7 @@ struct SessionCoreFixture {
         _ = receive(.slotGranted, Self.disconnected, at: 0)
         _ = receive(.connectFinished(attempt: 1, error: nil), Self.connected, at: 1)
         _ = receive(.servicesResolved(true), Self.resolved, at: 2)
-        #expect(core.inFlight, "the setup started")
+        #expect(core.queue.busy, "the setup started")
     }
 
     /// Drives a fresh `always` core to ready: slot, connect (attempt 1), resolve at 2 s, then the

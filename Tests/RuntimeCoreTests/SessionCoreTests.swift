@@ -25,8 +25,8 @@ import Testing
             "publishRead 180f/2a19 [90]", Self.mapped, "availability online", "report availability true",
         ])
         #expect(f.core.machine.isReady)
-        #expect(f.core.notifying.count == 2)
-        #expect(!f.core.inFlight && f.core.setupQueue.isEmpty && f.core.workQueue.isEmpty)
+        #expect(f.core.link.notifying.count == 2)
+        #expect(!f.core.queue.busy && f.core.queue.setup.operations.isEmpty && f.core.queue.work.isEmpty)
     }
 
     @Test("GATT objects still appearing: the mapping waits for the quiet period")
@@ -48,9 +48,9 @@ import Testing
         f.expect(try f.subscribed("2a37", attempt: 1), F.resolved, at: 2.1, ["AcquireNotify 180f/2a19 #1"])
         // The link drops while 2a19's subscription is in flight.
         f.expect(.connectedChanged(false), F.disconnected, at: 3, ["releaseSlot", "report link down"])
-        #expect(f.core.setupQueue.isEmpty && f.core.notifying.isEmpty)
+        #expect(f.core.queue.setup.operations.isEmpty && f.core.link.notifying.isEmpty)
         f.expect(try f.subscribed("2a19", attempt: 1, acquired: true), F.disconnected, at: 3.1, ["releaseNotify 180f/2a19"])
-        #expect(f.core.acquired.isEmpty && f.core.notifying.isEmpty)
+        #expect(f.core.link.acquired.isEmpty && f.core.link.notifying.isEmpty)
         // A StartNotify BlueZ took for that connection is stopped (bluetoothd would keep the session for the next
         // one and refuse its AcquireNotify with InProgress, as the real stack did).
         f.expect(try f.subscribed("2a37", attempt: 1), F.disconnected, at: 3.15, ["shutDown stopNotify [\"180d/2a37\"] disconnect false"])
@@ -170,7 +170,7 @@ import Testing
         f.expect(
             .operationFinished(attempt: 1, .command(F.get("g1", deadline: 13), g1, readValue: nil)), F.resolved, at: 5.97,
             ["respond 2a19 ok", "respond 2a19 timeout"])
-        #expect(f.core.workQueue.isEmpty && f.core.commandCount == 0 && !f.core.inFlight)
+        #expect(f.core.queue.work.isEmpty && f.core.queue.commandCount == 0 && !f.core.queue.busy)
         f.expect(.deadline, F.resolved, at: 30, [])
     }
 
@@ -189,8 +189,8 @@ import Testing
         let late = CommandResult.readSucceeded(raw: [1], format: .hex, transaction: nil)
         f.expect(
             .operationFinished(attempt: 1, .command(F.get("g1", deadline: 5), late, readValue: nil)), F.resolved, at: 5.2, [])
-        #expect(f.core.workQueue.isEmpty && f.core.commandCount == 0 && !f.core.inFlight)
-        #expect(f.core.inFlightCommand == nil)
+        #expect(f.core.queue.work.isEmpty && f.core.queue.commandCount == 0 && !f.core.queue.busy)
+        #expect(f.core.queue.inFlight == nil)
         // The next command is sent and answered as usual.
         f.expect(.command(F.get("g3", deadline: 20)), F.resolved, at: 6, ["read command 180f/2a19 #1"])
         f.expect(
@@ -223,8 +223,8 @@ import Testing
         f.expect(.connectedChanged(false), F.disconnected, at: 4, [
             "availability offline", "report availability false", "releaseSlot", "report link down",
         ])
-        #expect(f.core.setupQueue.isEmpty && f.core.notifying.isEmpty && f.core.mappedPaths.isEmpty)
-        #expect(f.core.commandCount == 1, "the queued command stays")
+        #expect(f.core.queue.setup.operations.isEmpty && f.core.link.notifying.isEmpty && f.core.link.mappedPaths.isEmpty)
+        #expect(f.core.queue.commandCount == 1, "the queued command stays")
         // The command in flight was sent: answered whatever happened to the link.
         let lost = CommandResult.failed(.read, error: CommandError(.notConnected, "gone"), transaction: nil)
         f.expect(
@@ -232,7 +232,7 @@ import Testing
             ["respond 2a19 not_connected"])
         // At its deadline the link is still down (the retry waits for a slot): not connected.
         f.expect(.deadline, F.disconnected, at: 13, ["requestSlot", "respond 2a19 not_connected"])
-        #expect(f.core.workQueue.isEmpty)
+        #expect(f.core.queue.work.isEmpty)
     }
 
     @Test("stop closes sockets, stops notifications, disconnects and fails what is queued")
@@ -326,11 +326,11 @@ import Testing
         try f.driveToReady(acquired: true)
         let heartRate = try f.mapped("2a37").path
         f.expect(.notificationsReleased(characteristic: heartRate), F.resolved, at: 10, [])
-        #expect(!f.core.notifying.contains(heartRate))
+        #expect(!f.core.link.notifying.contains(heartRate))
         #expect(f.core.nextDeadline == F.t(11))
         f.expect(.deadline, F.resolved, at: 11, ["AcquireNotify 180d/2a37 #1"])
         f.expect(try f.subscribed("2a37", attempt: 1, acquired: true), F.resolved, at: 11.1, [])
-        #expect(f.core.notifying.contains(heartRate) && f.core.acquired[heartRate] != nil)
+        #expect(f.core.link.notifying.contains(heartRate) && f.core.link.acquired[heartRate] != nil)
     }
 
     @Test("a socket that hangs up with the link going down is not subscribed again")
@@ -340,7 +340,7 @@ import Testing
         let heartRate = try f.mapped("2a37").path
         f.expect(.notificationsReleased(characteristic: heartRate), F.resolved, at: 10, [])
         _ = f.receive(.connectedChanged(false), F.disconnected, at: 10.5)
-        #expect(f.core.resubscribeAt == nil)
+        #expect(f.core.link.resubscribeAt == nil)
         let actions = f.step(.deadline, F.disconnected, at: 11)
         #expect(!actions.contains { $0.contains("Notify") })
     }

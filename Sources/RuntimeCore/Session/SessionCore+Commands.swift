@@ -6,12 +6,12 @@ extension SessionCore {
     package mutating func accept(_ command: PendingCommand, _ s: inout Step) {
         // Results come in command order: a malformed command is answered at once only when
         // nothing is queued before it; otherwise at its turn (or its deadline).
-        if commandCount == 0, !inFlight, let error = payloadError(command) {
+        if queue.commandCount == 0, !queue.busy, let error = payloadError(command) {
             s.emit(.respond(command, error))
             return
         }
         let capacity = configuration.commandCapacity
-        guard commandCount < capacity else {
+        guard queue.commandCount < capacity else {
             fail(command, .busy(capacity: capacity), &s)
             return
         }
@@ -19,8 +19,7 @@ extension SessionCore {
             expire(command, &s)
             return
         }
-        workQueue.append(.command(command))
-        commandCount += 1
+        queue.work.append(.command(command))
     }
 
     /// The result for a `/set` whose payload does not parse in the characteristic's format or
@@ -36,9 +35,9 @@ extension SessionCore {
 
     /// The earliest deadline of a queued command, or of the command in flight not answered yet.
     package func firstCommandDeadline() -> Instant? {
-        var first = inFlightAnswered ? nil : inFlightCommand?.deadline
-        guard commandCount > 0 else { return first }
-        for case .command(let c) in workQueue where first == nil || c.deadline < first! { first = c.deadline }
+        var first = queue.unansweredCommand?.deadline
+        guard queue.commandCount > 0 else { return first }
+        for case .command(let c) in queue.work where first == nil || c.deadline < first! { first = c.deadline }
         return first
     }
 
@@ -46,22 +45,21 @@ extension SessionCore {
     /// report its own timeout only after later commands' deadlines, which would answer them out
     /// of order), then the queued ones, none of which is sent afterwards.
     package mutating func expireCommands(_ s: inout Step) {
-        if let c = inFlightCommand, !inFlightAnswered, c.deadline <= s.now {
-            inFlightAnswered = true
+        if let c = queue.unansweredCommand, c.deadline <= s.now {
+            queue.inFlight = .command(c, answered: true)
             fail(c, CommandError(.timeout, "BlueZ did not answer before the command's deadline (\(configuration.commandTimeout))"), &s)
         }
-        guard commandCount > 0 else { return }
+        guard queue.commandCount > 0 else { return }
         var kept: [GattOperation] = []
-        kept.reserveCapacity(workQueue.count)
-        for op in workQueue {
+        kept.reserveCapacity(queue.work.count)
+        for op in queue.work {
             if case .command(let c) = op, c.deadline <= s.now {
-                commandCount -= 1
                 expire(c, &s)
             } else {
                 kept.append(op)
             }
         }
-        workQueue = kept
+        queue.work = kept
     }
 
     private mutating func expire(_ c: PendingCommand, _ s: inout Step) {
@@ -81,9 +79,8 @@ extension SessionCore {
 
     /// Fails every queued command (the session ends).
     package mutating func failQueuedCommands(_ error: CommandError, _ s: inout Step) {
-        for case .command(let c) in workQueue { fail(c, error, &s) }
-        workQueue.removeAll()
-        commandCount = 0
+        for case .command(let c) in queue.work { fail(c, error, &s) }
+        queue.work.removeAll()
     }
 
     /// Runs a command at the head of the queue: checks it against the characteristic, then calls
@@ -140,9 +137,7 @@ extension SessionCore {
 
     /// Sends a command's BlueZ call; its result comes back as an input.
     private mutating func launch(_ job: CommandJob, attempt: Int, _ s: inout Step) {
-        inFlight = true
-        inFlightCommand = job.command
-        inFlightAnswered = false
+        queue.inFlight = .command(job.command, answered: false)
         let c = job.command
         s.log(.debug, "\(c.operation == .set ? "write" : "read") \(c.device)/\(c.service)/\(c.characteristic): sent to BlueZ, \(job.timeout) left")
         s.emit(.command(job, attempt: attempt))

@@ -33,10 +33,10 @@ extension SessionCore {
             let settings = device.config?.characteristic(mc.uuid)
             let descriptors = descriptorPaths(of: mc.path, s)
             if settings?.format == nil, mc.canRead || mc.canNotify, let path = descriptors[.presentationFormat] {
-                setupQueue.append(.readDescriptor(mc, .presentationFormat, path: path))
+                queue.setup.operations.append(.readDescriptor(mc, .presentationFormat, path: path))
             }
             if settings?.name == nil, configuration.homeAssistantDiscovery, let path = descriptors[.userDescription] {
-                setupQueue.append(.readDescriptor(mc, .userDescription, path: path))
+                queue.setup.operations.append(.readDescriptor(mc, .userDescription, path: path))
             }
         }
     }

@@ -37,17 +37,17 @@ extension SessionCore {
     }
 
     private func hasUnmapped(_ view: DeviceView) -> Bool {
-        view.services.contains { s in s.characteristics.contains { !mappedPaths.contains($0.path) } }
+        view.services.contains { s in s.characteristics.contains { !link.mappedPaths.contains($0.path) } }
     }
 
     /// Maps the whole device and queues its setup (the machine's `startSubscribing`).
     package mutating func startSetup(_ s: inout Step) {
         characteristics.removeAll()
-        mappedPaths.removeAll()
-        subscribeAttempts = 0
-        subscribeFailures = 0
+        link.mappedPaths.removeAll()
+        queue.setup.subscribeAttempts = 0
+        queue.setup.subscribeFailures = 0
         // The last connection dropped with a refusal for lack of pairing: pair before anything else.
-        if pairing.onConnect { setupQueue.append(.pair) }
+        if pairing.onConnect { queue.setup.operations.append(.pair) }
         enqueueSetup(mapNew(&s), onlyNew: false, &s)
     }
 
@@ -59,8 +59,8 @@ extension SessionCore {
         for service in s.view?.services ?? [] {
             let serviceUUID = service.uuid
             let serviceSegment = topics.serviceSegment(serviceUUID, config: config)
-            for ch in service.characteristics where !mappedPaths.contains(ch.path) {
-                mappedPaths.insert(ch.path)
+            for ch in service.characteristics where !link.mappedPaths.contains(ch.path) {
+                link.mappedPaths.insert(ch.path)
                 let uuid = ch.uuid
                 guard GattMapping.shouldMap(service: serviceUUID, characteristic: uuid, device: config) else { continue }
                 let segment = topics.characteristicSegment(uuid, config: config)
@@ -94,30 +94,30 @@ extension SessionCore {
         enqueueDescriptorReads(list, &s)
         if subscribe {
             for mc in list where mc.canNotify {
-                setupQueue.append(.subscribe(mc))
-                subscribeAttempts += 1
+                queue.setup.operations.append(.subscribe(mc))
+                queue.setup.subscribeAttempts += 1
             }
         }
         if read {
-            for mc in list where mc.canRead { setupQueue.append(.read(mc, initial: true)) }
+            for mc in list where mc.canRead { queue.setup.operations.append(.read(mc, initial: true)) }
         }
-        setupQueue.append(.setupDone(onlyNew: onlyNew))
-        setupRunning = true
+        queue.setup.operations.append(.setupDone(onlyNew: onlyNew))
+        queue.setup.running = true
     }
 
     /// The setup marker was reached: the connection is subscribed (or not).
     package mutating func setupDone(onlyNew: Bool, _ s: inout Step) {
-        setupRunning = false
+        queue.setup.running = false
         let reads = characteristics.values.filter(\.canRead).count
         if onlyNew {
-            s.log(.info, "\(device.address): more characteristics appeared; \(notifying.count) notifying")
+            s.log(.info, "\(device.address): more characteristics appeared; \(link.notifying.count) notifying")
         } else {
             s.log(.info,
-                "\(device.address): subscribed to \(notifying.count) characteristics, read \(reads)\(subscribeFailures > 0 ? ", \(subscribeFailures) refused notifications" : "")")
+                "\(device.address): subscribed to \(link.notifying.count) characteristics, read \(reads)\(queue.setup.subscribeFailures > 0 ? ", \(queue.setup.subscribeFailures) refused notifications" : "")")
         }
         reportMapping(&s)
         if !onlyNew {
-            if subscribeAttempts > 0 && subscribeFailures == subscribeAttempts {
+            if queue.setup.subscribeAttempts > 0 && queue.setup.subscribeFailures == queue.setup.subscribeAttempts {
                 feed(.subscribeFailed, &s)
             } else {
                 feed(.subscribed, &s)
@@ -157,21 +157,21 @@ extension SessionCore {
     /// The device became ready: start the `poll` intervals of its characteristics.
     package mutating func becameReady(_ s: inout Step) {
         for mc in characteristics.values where mc.canRead {
-            if let interval = mc.poll { pollDue[mc.path] = s.now.advanced(by: interval) }
+            if let interval = mc.poll { link.pollDue[mc.path] = s.now.advanced(by: interval) }
         }
     }
 
     /// Queues the reads whose `poll` interval came.
     package mutating func duePolls(_ s: inout Step) {
         guard machine.isReady else { return }
-        for (p, due) in pollDue where due <= s.now {
+        for (p, due) in link.pollDue where due <= s.now {
             guard let mc = characteristics.values.first(where: { $0.path == p }), let interval = mc.poll else {
-                pollDue[p] = nil
+                link.pollDue[p] = nil
                 continue
             }
-            pollDue[p] = s.now.advanced(by: interval)
-            let queued = workQueue.contains { if case .read(let m, _) = $0 { return m.path == p } else { return false } }
-            if !queued { workQueue.append(.read(mc, initial: false)) }
+            link.pollDue[p] = s.now.advanced(by: interval)
+            let queued = queue.work.contains { if case .read(let m, _) = $0 { return m.path == p } else { return false } }
+            if !queued { queue.work.append(.read(mc, initial: false)) }
         }
     }
 }

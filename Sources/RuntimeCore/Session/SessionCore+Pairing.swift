@@ -101,7 +101,7 @@ extension SessionCore {
         pairing.retry = op
         pairing.running = true
         pairing.pairAttempt = attempt
-        inFlight = true
+        queue.inFlight = .pairing
         s.log(.notice, "\(device.address): \(op.map { "\(Self.describe($0)) was refused for lack of pairing" } ?? "the last connection needed pairing"): pairing (\(pairingMode.rawValue))")
         s.emit(.pair(attempt: attempt, timeout: Self.pairTimeout))
     }
@@ -118,7 +118,7 @@ extension SessionCore {
         pairing.pairAttempt = nil
         if current {
             pairing.running = false
-            inFlight = false
+            queue.inFlight = nil
         }
         pairing.onConnect = false
         let retry = current ? pairing.retry : nil
@@ -148,7 +148,7 @@ extension SessionCore {
         case .command(let command): execute(command, attempt: generation, &s)
         case .read, .subscribe, .readDescriptor, .setupDone, .pair:
             // First in line: the queue runs it next.
-            if setupRunning { setupQueue.insert(op, at: 0) } else { workQueue.insert(op, at: 0) }
+            if queue.setup.running { queue.setup.operations.insert(op, at: 0) } else { queue.work.insert(op, at: 0) }
         }
     }
 
@@ -161,8 +161,8 @@ extension SessionCore {
         let at = pairingRetry.failed(at: s.now)
         s.emit(.pairingRetry(pairingRetry))
         s.log(.warning, "\(device.address): pairing failed (\(what)): \(error)\(pairingMode == .passkey ? " (is the passkey right?)" : ""); failed pairing \(pairingRetry.failures): nothing more on this connection, the agent refuses the device until the next attempt in \(s.now.duration(to: at)) (the delay doubles up to 10 min; bridge/request/reconnect tries at once)")
-        setupQueue.removeAll()
-        workQueue.removeAll { if case .command = $0 { false } else { true } }
+        queue.setup.operations.removeAll()
+        queue.work.removeAll { if case .command = $0 { false } else { true } }
         if isPoll {
             cycle.nextAt = max(cycle.nextAt ?? at, at)
             cycle.phase = .waiting
@@ -204,7 +204,7 @@ extension SessionCore {
             }
         case .subscribe(let mc):
             s.log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed")
-            subscribeFailures += 1
+            queue.setup.subscribeFailures += 1
         case .readDescriptor, .setupDone, .pair:
             break
         }

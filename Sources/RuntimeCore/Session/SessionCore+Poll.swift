@@ -26,7 +26,7 @@ extension SessionCore {
                 feed(.connectRequested, &s)
             }
         case .running(let startedAt, let failuresAtStart):
-            if machine.isReady && !setupRunning && setupQueue.isEmpty {
+            if machine.isReady && !queue.setup.running && queue.setup.operations.isEmpty {
                 s.log(.info, "poll cycle done")
                 setAvailable(true, &s)
                 cycle.phase = listen > .zero ? .listening(until: s.now.advanced(by: listen)) : .waiting
@@ -46,15 +46,15 @@ extension SessionCore {
     /// running and no cycle needs it.
     package mutating func steerPollConnection(_ s: inout Step) {
         guard cycle.phase == .waiting, !ended else { return }
-        if commandCount > 0 {
+        if queue.commandCount > 0 {
             // Not while a failed pairing's delay runs (SPEC §11): the commands wait for their deadline.
             if machine.state == .idle, !pairingRetry.holds(at: s.now) {
-                s.log(.info, "connecting on demand for \(commandCount) command(s)")
+                s.log(.info, "connecting on demand for \(queue.commandCount) command(s)")
                 feed(.connectRequested, &s)
             }
             return
         }
-        guard !inFlight, !machine.releasing else { return }
+        guard !queue.busy, !machine.releasing else { return }
         switch machine.state {
         case .idle, .stopped, .disconnecting:
             return

@@ -5,15 +5,15 @@ extension SessionCore {
     /// then commands and polls in arrival order (while ready).
     package mutating func pump(_ s: inout Step) {
         if isPoll { steerPollConnection(&s) }
-        while !inFlight && !ended {
-            if let op = setupQueue.first {
+        while !queue.busy && !ended {
+            if let op = queue.setup.operations.first {
                 guard machine.isConnected else { return }
-                setupQueue.removeFirst()
+                queue.setup.operations.removeFirst()
                 start(op, &s)
                 continue
             }
-            guard machine.isReady, !setupRunning, let op = workQueue.first else { return }
-            workQueue.removeFirst()
+            guard machine.isReady, !queue.setup.running, let op = queue.work.first else { return }
+            queue.work.removeFirst()
             start(op, &s)
         }
     }
@@ -26,19 +26,18 @@ extension SessionCore {
         case .setupDone(let onlyNew):
             setupDone(onlyNew: onlyNew, &s)
         case .subscribe(let mc):
-            inFlight = true
+            queue.inFlight = .operation
             // Indications need confirmations, which only StartNotify gives.
             let acquire = mc.properties.contains(.notify) && configuration.acquireNotify
             s.emit(.subscribe(mc, acquire: acquire, attempt: attempt))
         case .read(let mc, let initial):
             if unreadable.contains(mc.uuid.uuidString) { return }
-            inFlight = true
+            queue.inFlight = .operation
             s.emit(.read(mc, initial: initial, attempt: attempt))
         case .readDescriptor(let mc, let kind, let path):
-            inFlight = true
+            queue.inFlight = .operation
             s.emit(.readDescriptor(mc, kind, path: path, attempt: attempt))
         case .command(let command):
-            commandCount -= 1
             execute(command, attempt: attempt, &s)
         case .pair:
             pair(for: nil, attempt: attempt, &s)
@@ -46,12 +45,10 @@ extension SessionCore {
     }
 
     /// A GATT operation finished.
-    package mutating func finished(_ outcome: GattOutcome, attempt: Int, _ s: inout Step) {
+    /// `answered`: the command in flight was answered at its deadline already.
+    package mutating func finished(_ outcome: GattOutcome, attempt: Int, answeredAtDeadline answered: Bool, _ s: inout Step) {
         switch outcome {
         case .command(let command, let result, let readValue, let refusal):
-            let answered = inFlightAnswered
-            inFlightCommand = nil
-            inFlightAnswered = false
             // Answered at its deadline already: BlueZ's late reply is not answered again (nor
             // paired for: the command cannot be sent again).
             if let refusal, !answered, attempt == generation, mayPair(after: refusal, s) {
@@ -62,7 +59,7 @@ extension SessionCore {
             if !answered { s.emit(.respond(command, result)) }
         case .descriptor(let mc, let kind, let result):
             descriptorRead(mc, kind, result, attempt: attempt, &s)
-        case .subscribed(let mc, let error, let acquired):
+        case .subscribed(let mc, let error, let viaSocket):
             // The link dropped with a refusal (5.66 drops it before the reply; the reply may be stale, or come before
             // the core saw the drop): BlueZ's own pairing for the CCC write failed.
             let dropped = attempt != generation || !(s.view?.servicesResolved ?? false)
@@ -75,23 +72,23 @@ extension SessionCore {
                 // A socket of an earlier connection: closed, so BlueZ stops it. A StartNotify of an earlier
                 // connection that BlueZ took: stopped, or bluetoothd keeps the session for the next connection (and
                 // refuses AcquireNotify there with InProgress).
-                if acquired {
+                if viaSocket {
                     s.emit(.releaseNotify(characteristic: mc.path))
                 } else if error == nil {
                     s.emit(.shutDown(stopNotify: [mc.path], disconnect: false))
                 }
                 return stale("StartNotify \(mc.path)", &s)
             }
-            if acquired { self.acquired[mc.path] = mc }
+            if viaSocket { link.acquired[mc.path] = mc }
             if let error, Self.isSecurityRefusal(error, linkDropped: false), mayPair(after: error, s) {
                 return pair(for: .subscribe(mc), attempt: attempt, &s)
             }
             if let error {
                 // Generic Attribute's Service Changed and similar may refuse; go on with the rest.
                 s.log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
-                subscribeFailures += 1
+                queue.setup.subscribeFailures += 1
             } else {
-                notifying.append(mc.path)
+                link.notifying.append(mc.path)
             }
         case .read(let mc, let initial, let result, let linkDropped):
             if case .failure(let error) = result, Self.isSecurityRefusal(error, linkDropped: linkDropped) {
@@ -132,7 +129,7 @@ extension SessionCore {
                 s.emit(.publishRead(path: mc.path, value: value))
                 // Device Information strings name the device in Home Assistant; the mapping
                 // report at the end of setup carries them, a later change is reported again.
-                if information.record(mc.uuid, bytes: value) && !setupRunning { reportMapping(&s) }
+                if information.record(mc.uuid, bytes: value) && !queue.setup.running { reportMapping(&s) }
             case .failure(let error):
                 s.log(.warning, "\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
             }
@@ -159,22 +156,22 @@ extension SessionCore {
     /// An `AcquireNotify` socket hung up. With the link going down that is all; if the link is
     /// still up a second later, BlueZ ended the notifications on its own: subscribe again.
     package mutating func notificationsReleased(_ characteristic: String, _ s: inout Step) {
-        guard let mc = acquired.removeValue(forKey: characteristic) else { return }
-        notifying.removeAll { $0 == characteristic }
+        guard let mc = link.acquired.removeValue(forKey: characteristic) else { return }
+        link.notifying.removeAll { $0 == characteristic }
         guard machine.isReady, !ended else { return }
         s.log(.debug, "notification socket of \(mc.key.service)/\(mc.key.characteristic) hung up")
-        resubscribe.append(mc)
-        resubscribeAt = s.now.advanced(by: .seconds(1))
+        link.resubscribe.append(mc)
+        link.resubscribeAt = s.now.advanced(by: .seconds(1))
     }
 
     /// Queues the subscriptions whose sockets hung up while the link stayed up.
     package mutating func resubscribeReleased(_ s: inout Step) {
-        let list = resubscribe
-        resubscribe.removeAll()
+        let list = link.resubscribe
+        link.resubscribe.removeAll()
         guard machine.isReady, !ended else { return }
-        for mc in list where mappedPaths.contains(mc.path) && !notifying.contains(mc.path) {
+        for mc in list where link.mappedPaths.contains(mc.path) && !link.notifying.contains(mc.path) {
             s.log(.notice, "notifications of \(mc.key.service)/\(mc.key.characteristic) ended while connected: subscribing again")
-            workQueue.append(.subscribe(mc))
+            queue.work.append(.subscribe(mc))
         }
     }
 }

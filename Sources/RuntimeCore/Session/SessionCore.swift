@@ -39,33 +39,17 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     package var gattCheckAt: Instant?
     package var reportedMissingServices = false
 
-    // Mapping of the current connection
+    // Mapping
     package var characteristics: [MappedCharacteristic.Key: MappedCharacteristic] = [:]
-    package var mappedPaths: Set<String> = []
-    package var notifying: [String] = []
-    /// Notifying through an `AcquireNotify` socket (a subset of ``notifying``).
-    package var acquired: [String: MappedCharacteristic] = [:]
-    /// Sockets that hung up while the link stayed: subscribed again at ``resubscribeAt`` if it still is.
-    package var resubscribe: [MappedCharacteristic] = []
-    package var resubscribeAt: Instant?
+    /// What this connection set up (notifications, poll timers): reset when the link (or readiness) goes.
+    package var link = LinkSetup<Instant>()
     /// Characteristic UUIDs whose reads need pairing: never read.
     package var unreadable: Set<String>
-    package var pollDue: [String: Instant] = [:]
     /// Device Information (180A) strings read so far.
     package var information = DeviceInformation()
 
-    // The GATT queue
-    package var setupQueue: [GattOperation] = []
-    package var workQueue: [GattOperation] = []
-    package var commandCount = 0
-    package var inFlight = false
-    /// The command whose BlueZ call is in flight, and whether it was answered already (its
-    /// deadline passed first: ``expireCommands()``; BlueZ's late reply is then not answered again).
-    package var inFlightCommand: PendingCommand?
-    package var inFlightAnswered = false
-    package var setupRunning = false
-    package var subscribeAttempts = 0
-    package var subscribeFailures = 0
+    /// The one GATT queue: the connection's setup, then commands and polls; one call in flight.
+    package var queue = GattQueue<Instant>()
     /// Pairing when an operation is refused for lack of it (``SessionCore+Pairing``).
     package var pairing = PairingState()
     /// When the device may pair again after a failed pairing (kept across connections, and sessions: SPEC §11).
@@ -125,8 +109,8 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// When the executor must hand the core ``Input/deadline`` (nil: only an input moves it on).
     package var nextDeadline: Instant? {
-        var deadlines: [Instant?] = [tickAt, gattCheckAt, resubscribeAt, cycle.nextDeadline(isPoll: isPoll)]
-        deadlines.append(pollDue.values.min())
+        var deadlines: [Instant?] = [tickAt, gattCheckAt, link.resubscribeAt, cycle.nextDeadline(isPoll: isPoll)]
+        deadlines.append(link.pollDue.values.min())
         if let first = firstCommandDeadline() { deadlines.append(first) }
         // A deadline that had passed when the timers last ran could not be acted on (a poll
         // cycle waiting for the last link to go down): an input wakes the loop for it, not a busy
@@ -194,10 +178,11 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         case .connectFinished(let attempt, let error):
             connectFinished(attempt: attempt, error: error, &s)
         case .operationFinished(let attempt, let outcome):
-            inFlight = false
-            finished(outcome, attempt: attempt, &s)
+            let answered = if case .command(_, answered: true) = queue.inFlight { true } else { false }
+            queue.inFlight = nil
+            finished(outcome, attempt: attempt, answeredAtDeadline: answered, &s)
         case .pairFinished(let attempt, let error):
-            inFlight = false
+            queue.inFlight = nil
             pairFinished(attempt: attempt, error: error, &s)
         case .stop:
             stop(&s)
@@ -220,10 +205,10 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         }
         setAvailable(false, &s)
         ended = true
-        let stopping = notifying.filter { acquired[$0] == nil }
-        // Closing an acquired socket is BlueZ's StopNotify.
-        for p in acquired.keys.sorted() { s.emit(.releaseNotify(characteristic: p)) }
-        acquired.removeAll()
+        let stopping = link.notifying.filter { link.acquired[$0] == nil }
+        // Closing an link.acquired socket is BlueZ's StopNotify.
+        for p in link.acquired.keys.sorted() { s.emit(.releaseNotify(characteristic: p)) }
+        link.acquired.removeAll()
         s.emit(.shutDown(stopNotify: stopping, disconnect: wasConnected))
     }
 
@@ -239,8 +224,8 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
             gattCheckAt = nil
             checkGatt(&s)
         }
-        if let at = resubscribeAt, at <= s.now {
-            resubscribeAt = nil
+        if let at = link.resubscribeAt, at <= s.now {
+            link.resubscribeAt = nil
             resubscribeReleased(&s)
         }
         expireCommands(&s)
@@ -314,19 +299,11 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         generation += 1
         // A command that waited for a pairing goes back to the front of the queue (it keeps its deadline).
         if pairing.running, case .command(let command)? = pairing.retry {
-            workQueue.insert(.command(command), at: 0)
-            commandCount += 1
+            queue.work.insert(.command(command), at: 0)
         }
         resetPairingForConnection()
-        setupQueue.removeAll()
-        workQueue.removeAll { if case .read = $0 { return true } else { return false } }
-        setupRunning = false
-        pollDue.removeAll()
-        notifying.removeAll()
-        acquired.removeAll()
-        resubscribe.removeAll()
-        resubscribeAt = nil
-        mappedPaths.removeAll()
+        queue.linkLost()
+        link = LinkSetup()
         if !keepMapping { gattCheckAt = nil }
     }
 
