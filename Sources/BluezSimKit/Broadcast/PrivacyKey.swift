@@ -13,16 +13,10 @@ public struct PrivacyKey: Sendable, Hashable {
     /// The key's 16 bytes, most significant first (as a scenario writes them).
     public let bytes: [UInt8]
 
-    /// A key from its 16 bytes, most significant first; nil for another size.
-    public init?(bytes: [UInt8]) {
-        guard bytes.count == 16 else { return nil }
-        self.bytes = bytes
-    }
-
-    /// A key from 32 hex digits, most significant byte first; nil otherwise.
+    /// A key from 32 hex digits, most significant byte first (a scenario's `irk`); nil otherwise.
     public init?(hex: String) {
-        guard hex.utf8.count == 32, let bytes = try? Hex.decode(hex) else { return nil }
-        self.init(bytes: bytes)
+        guard let key = try? Hex.decode(hex), key.count == 16, hex.utf8.count == 32 else { return nil }
+        bytes = key
     }
 
     /// The random address hash function `ah` of the Core specification: the 24-bit hash of the 24-bit `prand`
