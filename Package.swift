@@ -66,7 +66,7 @@ let package = Package(
         .target(
             name: "BluezSimKit",
             dependencies: [
-                "DBusKit", "BridgeBase", "BridgeCore", "YAMLKit",
+                "DBusKit", "BridgeBase", "CCrypto", "YAMLKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,4 +1,4 @@
-import BridgeCore
+import BridgeBase
 import Glibc
 
 /// Devices with privacy (scenario `irk`): a phone or watch advertising from a resolvable private address that
@@ -29,7 +29,7 @@ extension Simulator {
     static func privateAddress(_ spec: PeripheralSpec, slot: Int64) -> String? {
         guard let irk = spec.irk else { return nil }
         var random = SplitMix64(seed: UInt64(bitPattern: slot), text: "rpa " + spec.controlAddress)
-        return irk.resolvablePrivateAddress(random: UInt32(truncatingIfNeeded: random.next()))?.description
+        return irk.resolvablePrivateAddress(prand: PrivacyKey.prand(random: UInt32(truncatingIfNeeded: random.next())))?.description
     }
 
     /// `spec` as it advertises at `unixNanoseconds`: for a device with an `irk`, the period's private address, the

@@ -1,4 +1,4 @@
-import BridgeCore
+import BridgeBase
 
 /// A simulation scenario: adapters, peripherals and timings (loaded from YAML by ``ScenarioLoader``).
 ///
@@ -177,7 +177,7 @@ public struct PeripheralSpec: Sendable {
     /// A phone or watch with privacy (scenario `irk`): it advertises from a resolvable private address of this key,
     /// a new one every ``rotateEvery``; ``address`` is then the address currently advertised and ``identity`` the
     /// scenario's `address` (its identity address, which the control interface names).
-    public var irk: IdentityResolvingKey?
+    public var irk: PrivacyKey?
     /// How often a device with an ``irk`` takes a new resolvable private address (scenario `rotate_every`, default
     /// 15 minutes, what phones do).
     public var rotateEvery: Duration = .seconds(900)

@@ -1,4 +1,3 @@
-import BridgeCore
 import YAMLKit
 
 /// The presence keys of a device (SPEC §12's trackers, from the advertiser's side): `irk` with `rotate_every` (a
@@ -9,7 +8,7 @@ extension ScenarioReader {
     func privacy(_ m: [String: Node], device: Node, into spec: inout PeripheralSpec) throws(ScenarioError) {
         if let n = m["irk"] {
             let text = try string(n)
-            guard let key = IdentityResolvingKey(hex: text) else {
+            guard let key = PrivacyKey(hex: text) else {
                 throw fail(n, "irk must be 32 hex digits (16 bytes, most significant first)")
             }
             if let t = m["address_type"], spec.addressType != "random" {
@@ -27,13 +26,13 @@ extension ScenarioReader {
         }
         if let n = m["ibeacon"] {
             let text = try string(n)
-            guard let identity = IBeacon.Identity(text) else {
+            guard let beacon = IBeaconAdvertisement(identity: text, measuredPower: -59) else {
                 throw fail(n, "ibeacon must be uuid:major:minor (a 128-bit UUID, two numbers 0...65535)")
             }
-            if spec.manufacturerData[IBeacon.companyID] != nil {
+            if spec.manufacturerData[IBeaconAdvertisement.companyID] != nil {
                 throw fail(n, "ibeacon and manufacturer_data 0x004c both set Apple's manufacturer data")
             }
-            spec.manufacturerData[IBeacon.companyID] = IBeacon(identity: identity, measuredPower: -59).manufacturerData
+            spec.manufacturerData[IBeaconAdvertisement.companyID] = beacon.manufacturerData
         }
     }
 }

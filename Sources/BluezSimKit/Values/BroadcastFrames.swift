@@ -1,5 +1,4 @@
 import BridgeBase
-import BridgeCore
 
 /// The service data a broadcasting peripheral sends in its `packet`-th advertisement: readings
 /// that walk slowly around the scenario's centres, in the frame format of its kind.
@@ -39,22 +38,16 @@ enum BroadcastFrames {
 }
 
 extension BroadcastFrames {
-    /// BTHome v2: packet id, battery, temperature, humidity, and a button press on every
-    /// `button_every`-th packet; encrypted (counter = packet) when the spec has a bindkey.
+    /// BTHome v2 (the simulator's own encoder, ``BTHomeV2Frame``): packet id, battery, temperature, humidity, and
+    /// a button press on every `button_every`-th packet; encrypted (counter = packet) when the spec has a bindkey.
     static func bthome(_ spec: BroadcastSpec, packet: UInt32, address text: String, temperature: Double, humidity: Double) -> [UInt8] {
-        var objects: [BTHomeEncoder.Object] = []
         // Shelly BLU devices send a packet id, encrypted or not.
-        objects.append(BTHomeEncoder.Object(id: 0x00, raw: Int64(packet & 0xFF)))
-        objects.append(BTHomeEncoder.Object(id: 0x01, raw: Int64(spec.battery)))
-        if let t = BTHomeEncoder.Object(id: 0x02, value: temperature) { objects.append(t) }
-        if let h = BTHomeEncoder.Object(id: 0x03, value: humidity) { objects.append(h) }
-        if spec.buttonEvery > 0, packet % UInt32(spec.buttonEvery) == 0, let press = BTHomeEncoder.Object.button("press") {
-            objects.append(press)
-        }
-        guard let key = spec.bindkey, let address = BluetoothAddress(text) else {
-            return BTHomeEncoder.serviceData(objects)
-        }
-        return BTHomeEncoder.encryptedServiceData(objects, key: key, counter: packet, address: address)
-            ?? BTHomeEncoder.serviceData(objects)
+        var objects: [BTHomeV2Frame.Object] = [.packetID(UInt8(truncatingIfNeeded: packet)), .battery(percent: spec.battery)]
+        if let t = BTHomeV2Frame.Object.temperature(celsius: temperature) { objects.append(t) }
+        if let h = BTHomeV2Frame.Object.humidity(percent: humidity) { objects.append(h) }
+        if spec.buttonEvery > 0, packet % UInt32(spec.buttonEvery) == 0 { objects.append(.buttonPress()) }
+        let frame = BTHomeV2Frame(objects: objects)
+        guard let key = spec.bindkey, let address = BluetoothAddress(text) else { return frame.plain }
+        return frame.encrypted(key: key, mac: address.bytes, counter: packet) ?? frame.plain
     }
 }
