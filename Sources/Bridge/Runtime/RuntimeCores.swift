@@ -49,3 +49,5 @@ extension DeviceSnapshot {
 typealias GattOperation = RuntimeCore.GattOperation<BridgeInstant>
 /// How a GATT operation ended.
 typealias GattOutcome = RuntimeCore.GattOutcome<BridgeInstant>
+/// An advertisement device's session decisions (``RuntimeCore/AdvertisementCore``).
+typealias AdvertisementCore = RuntimeCore.AdvertisementCore<BridgeInstant>

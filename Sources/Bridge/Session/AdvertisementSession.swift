@@ -3,16 +3,13 @@ import BridgeCore
 import RuntimeCore
 import Logging
 
-/// The session of a `connection: advertisement` device (SPEC §7), and of an advertiser that
-/// `bluetooth.advertisements: decodable` picked up: never connected.
+/// Executes an advertisement device's session (SPEC §7; also an advertiser that `bluetooth.advertisements:
+/// decodable` picked up): its ``AdvertisementCore`` decides availability and answers; this loop feeds it what the
+/// ``AdvertisementRouter`` saw of the device and performs what it decided.
 ///
-/// Packets are decoded and published by ``AdvertisementRouter`` on the I/O thread; this loop
-/// owns the device's availability (`online` from its first advertisement, `offline` when none
-/// came for `advertisement.timeout`), answers commands (there is no link to run them on) and
-/// reports new value names for Home Assistant discovery. BlueZ dropping the device object (a
-/// temporary device that went quiet) does not end it: the object comes back with the device's
-/// next advertisement, at the same path. Availability changes are reported to the supervisor,
-/// which records them in the registry.
+/// Packets are decoded and published by the router on the I/O thread. BlueZ dropping the device object (a temporary
+/// device that went quiet) does not end the session: the object comes back with the device's next advertisement, at
+/// the same path. Availability changes are reported to the supervisor, which records them in the registry.
 final class AdvertisementSession {
     /// The seams it acts on (only BlueZ's tree, publishing, the clock, the supervisor's inbox and
     /// the command responder are used).
@@ -21,11 +18,9 @@ final class AdvertisementSession {
     let device: SessionDevice
     let mailbox: Mailbox<SessionInput>
     let router: AdvertisementRouter
-    let timeout: Duration
     var logger: Logger
-    var available = false
-    var reportedValues = 0
-    var reportedModel: (manufacturer: String?, model: String?) = (nil, nil)
+    /// The decisions.
+    var core: AdvertisementCore
 
     init(
         io: SessionIO, topics: TopicMapper, logger: Logger, device: SessionDevice, mailbox: Mailbox<SessionInput>,
@@ -39,23 +34,17 @@ final class AdvertisementSession {
         var logger = logger
         logger[metadataKey: "device"] = "\(device.segment)"
         self.logger = logger
+        core = AdvertisementCore(
+            address: device.address, segment: device.segment, timeout: AdvertisementCore.timeout(of: device.policy))
         var bindkey: [UInt8]?
-        var timeout: Duration = .seconds(600)
-        // No `devices` entry: `advertisements: decodable` picked it up.
-        let configured = device.config != nil
-        if case .advertisement(let key, let t) = device.policy {
-            bindkey = key
-            timeout = t
-        }
-        self.timeout = timeout
+        if case .advertisement(let key, _) = device.policy { bindkey = key }
         router.setRoute(
             path: device.path,
             AdvertisementRouter.Route(
                 segment: device.segment, topic: topics.advertisement(device: device.segment), bindkey: bindkey,
-                mailbox: mailbox, configured: configured))
+                // No `devices` entry: `advertisements: decodable` picked it up.
+                mailbox: mailbox, configured: device.config != nil))
     }
-
-    var now: BridgeInstant { io.clock.now }
 
     /// Runs until ``SessionInput/stop``.
     func run() async {
@@ -70,66 +59,46 @@ final class AdvertisementSession {
                 manufacturerData: dev.manufacturerData, dataChanged: true, addressType: dev.addressType,
                 name: dev.localName, serviceUUIDs: dev.uuids))
         }
-        if router.seen(path: device.path).online {
-            setAvailable(true)
-        } else {
-            io.broker.publish(availabilityTopic, text: "offline", retain: true)
-        }
+        step(.start)
         while true {
-            let deadline = available ? router.seen(path: device.path).last?.advanced(by: timeout) : nil
-            switch await mailbox.receive(until: deadline, clock: io.clock) {
+            switch await mailbox.receive(until: core.nextDeadline(seen), clock: io.clock) {
             case .input(.stop), .finished:
-                end()
+                router.removeRoute(path: device.path)
+                step(.stop)
                 return
             case .input(.advertised):
-                update()
+                step(.advertised(router.advertised(path: device.path)))
             case .input(.command(let command)):
-                io.responder.fail(
-                    command,
-                    CommandError(
-                        .notConnected,
-                        "device '\(device.segment)' is an advertisement device (connection: advertisement): the bridge never connects to it"))
+                step(.command(command))
             case .input:
                 break  // link events do not concern a device that is never connected
             case .deadline:
-                expireIfQuiet()
+                step(.deadline)
             }
         }
     }
 
-    /// An advertisement brought the device online, or new value names appeared.
-    private func update() {
-        let seen = router.seen(path: device.path)
-        if seen.online && !available { setAvailable(true) }
-        let advertised = router.advertised(path: device.path)
-        if advertised.values.count > reportedValues || advertised.manufacturer != reportedModel.manufacturer
-            || advertised.model != reportedModel.model
-        {
-            reportedValues = advertised.values.count
-            reportedModel = (advertised.manufacturer, advertised.model)
-            io.supervisor.send(.session(path: device.path, .advertised(advertised)))
-        }
+    /// What the router saw of the device.
+    private var seen: AdvertisementCore.Seen {
+        let (last, online) = router.seen(path: device.path)
+        return .init(last: last, online: online)
     }
 
-    private func expireIfQuiet() {
-        guard available, let last = router.seen(path: device.path).last, now >= last.advanced(by: timeout) else { return }
-        logger.notice("\(device.address): no advertisement for \(timeout): offline")
-        router.markOffline(path: device.path)
-        setAvailable(false)
-    }
-
-    private func setAvailable(_ value: Bool) {
-        available = value
-        if value { logger.info("\(device.address): advertising: online") }
-        io.broker.publish(availabilityTopic, text: value ? "online" : "offline", retain: true)
-        io.supervisor.send(.session(path: device.path, .availability(value)))
-    }
-
-    private func end() {
-        router.removeRoute(path: device.path)
-        if available {
-            io.broker.publish(availabilityTopic, text: "offline", retain: true)
-            io.supervisor.send(.session(path: device.path, .availability(false)))
+    /// Feeds one input to the core and performs what it decided.
+    private func step(_ input: AdvertisementCore.Input) {
+        for action in core.handle(input, seen: seen, now: io.clock.now) {
+            switch action {
+            case .publishAvailability(let online):
+                io.broker.publish(availabilityTopic, text: online ? "online" : "offline", retain: true)
+            case .report(let report):
+                io.supervisor.send(.session(path: device.path, report))
+            case .respond(let command, let result):
+                io.responder.finish(command, result)
+            case .markOffline:
+                router.markOffline(path: device.path)
+            case .log(let level, let message):
+                logger.log(level: level, "\(message)")
+            }
         }
     }
 }
