@@ -16,6 +16,8 @@ package struct PendingCommand<Instant: InstantProtocol>: Sendable where Instant.
     package var deadline: Instant
     /// The payload's `"transaction"`, echoed in the result (read once, when the command arrives).
     package let transaction: JSONValue?
+    /// A `/set`'s payload as last parsed, and in which format: parsed again only in another format.
+    package private(set) var write: (format: ValueFormat, presentation: PresentationFormat?, parsed: WriteCommand.Parsed)?
 
     /// A command that arrived with `payload`.
     package init(
@@ -30,9 +32,23 @@ package struct PendingCommand<Instant: InstantProtocol>: Sendable where Instant.
         self.operation = operation
         self.resultTopic = resultTopic
         self.deadline = deadline
-        transaction = operation == .get
-            ? ReadCommand.parse(payload).transaction
-            : WriteCommand.parse(payload, format: .hex).transaction
+        if operation == .set {
+            // Hex, the format of a characteristic without a `format` or a presentation format: most writes are
+            // parsed only here.
+            let parsed = WriteCommand.parse(payload, format: .hex)
+            write = (.hex, nil, parsed)
+            transaction = parsed.transaction
+        } else {
+            transaction = ReadCommand.parse(payload).transaction
+        }
+    }
+
+    /// The `/set` payload parsed in `format` (decoded by `presentation` first, when given).
+    package mutating func parsedWrite(format: ValueFormat, presentation: PresentationFormat?) -> WriteCommand.Parsed {
+        if let write, write.format == format, write.presentation == presentation { return write.parsed }
+        let parsed = WriteCommand.parse(payload, format: format, presentation: presentation)
+        write = (format, presentation, parsed)
+        return parsed
     }
 
     /// The result of the command failing with `error`.

@@ -4,9 +4,10 @@ extension SessionCore {
     /// A command arrived: malformed ones and those that do not fit are answered at once; the
     /// rest wait in the queue until their turn or their deadline.
     package mutating func accept(_ command: PendingCommand, _ s: inout Step) {
+        var command = command
         // Results come in command order: a malformed command is answered at once only when
         // nothing is queued before it; otherwise at its turn (or its deadline).
-        if queue.commandCount == 0, !queue.busy, let error = payloadError(command) {
+        if queue.commandCount == 0, !queue.busy, let error = payloadError(&command) {
             s.emit(.respond(command, error))
             return
         }
@@ -24,11 +25,11 @@ extension SessionCore {
 
     /// The result for a `/set` whose payload does not parse in the characteristic's format or
     /// presentation format (hex while the characteristic is not known), else nil.
-    package func payloadError(_ command: PendingCommand) -> CommandResult? {
+    package func payloadError(_ command: inout PendingCommand) -> CommandResult? {
         guard command.operation == .set else { return nil }
         let key = MappedCharacteristic.Key(service: command.service, characteristic: command.characteristic)
         let ch = characteristics[key]
-        let parsed = WriteCommand.parse(command.payload, format: ch?.format ?? .hex, presentation: ch?.presentation)
+        let parsed = command.parsedWrite(format: ch?.format ?? .hex, presentation: ch?.presentation)
         guard case .failure(let e) = parsed.result else { return nil }
         return .failed(.write, error: e, transaction: parsed.transaction)
     }
@@ -63,7 +64,8 @@ extension SessionCore {
     }
 
     private mutating func expire(_ c: PendingCommand, _ s: inout Step) {
-        if let error = payloadError(c) { return s.emit(.respond(c, error)) }
+        var c = c
+        if let error = payloadError(&c) { return s.emit(.respond(c, error)) }
         let waited = configuration.commandTimeout
         if machine.isReady {
             fail(c, CommandError(.timeout, "still queued behind earlier operations on '\(device.segment)' after \(waited); not sent"), &s)
@@ -86,11 +88,12 @@ extension SessionCore {
     /// Runs a command at the head of the queue: checks it against the characteristic, then calls
     /// BlueZ with only the time left before its deadline.
     package mutating func execute(_ p: PendingCommand, attempt: Int, _ s: inout Step) {
+        var p = p
         let op = CommandResult.Operation(p.operation)
         let transaction = p.transaction
         let key = MappedCharacteristic.Key(service: p.service, characteristic: p.characteristic)
         guard let ch = characteristics[key] else {
-            if let error = payloadError(p) { return s.emit(.respond(p, error)) }
+            if let error = payloadError(&p) { return s.emit(.respond(p, error)) }
             fail(p, CommandError(
                 .unknownCharacteristic, "device '\(p.device)' has no characteristic '\(p.characteristic)' in service '\(p.service)'"), &s)
             return
@@ -103,7 +106,7 @@ extension SessionCore {
             return
         }
         if p.operation == .set {
-            let parsed = WriteCommand.parse(p.payload, format: ch.format, presentation: ch.presentation)
+            let parsed = p.parsedWrite(format: ch.format, presentation: ch.presentation)
             let w: WriteCommand
             switch parsed.result {
             case .failure(let e):
