@@ -22,7 +22,7 @@ final class PeripheralSession {
     let availabilityTopic: String
     private(set) var core: SessionCore
 
-    init(context: SessionContext, device: SessionDevice, mailbox: Mailbox<SessionInput>) {
+    init(context: RuntimeContext, device: SessionDevice, mailbox: Mailbox<SessionInput>) {
         io = context.io
         self.device = device
         self.mailbox = mailbox

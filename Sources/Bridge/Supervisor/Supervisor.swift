@@ -12,7 +12,7 @@ import MQTT
 /// its session and learns what the session did from its reports. Values do not pass through
 /// here (``ValueRouter`` publishes them from the I/O thread).
 final class Supervisor {
-    let ctx: SessionContext
+    let ctx: RuntimeContext
     let mailbox: Mailbox<SupervisorInput>
     var logger: Logger { ctx.logger }
     var config: BridgeConfig { ctx.config }
@@ -38,7 +38,7 @@ final class Supervisor {
     /// Whether this bridge publishes each tracker's presence (cluster: ``updateTrackerOwnership()``).
     var trackersOwned: [String: Bool] = [:]
 
-    init(context: SessionContext, mailbox: Mailbox<SupervisorInput>) {
+    init(context: RuntimeContext, mailbox: Mailbox<SupervisorInput>) {
         ctx = context
         self.mailbox = mailbox
         core = SupervisorCore(config: context.config, now: context.clock.now)

@@ -11,7 +11,7 @@ import MQTT
 /// what it needs: the pure configuration of its ``SessionCore`` (``SessionCore/Configuration``)
 /// and the seams its executor acts on (``SessionIO``); an ``AdvertisementSession`` the seams,
 /// the topics and a logger. No session writes the registry (the supervisor records their reports).
-struct SessionContext: Sendable {
+struct RuntimeContext: Sendable {
     var config: BridgeConfig
     var topics: TopicMapper
     var central: any BluetoothCentral
@@ -35,7 +35,7 @@ struct SessionContext: Sendable {
     var pairingHolds = PairingHolds()
 }
 
-extension SessionContext {
+extension RuntimeContext {
     /// The seams a session's executor acts on.
     var io: SessionIO {
         SessionIO(
