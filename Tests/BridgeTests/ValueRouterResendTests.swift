@@ -8,7 +8,7 @@ import Testing
     @Test("a resend racing the value path never publishes an older value after a newer one")
     func resendKeepsTheOrder() async {
         let broker = FakeBroker()
-        let router = ValueRouter(mqtt: broker, keepsLast: true)
+        let router = ValueRouter(mqtt: broker, clock: FakeClock(), keepsLast: true)
         let topics = (0..<4).map { "ble/dev\($0)/180d/2a37" }
         let values = 20_000
         await withTaskGroup(of: Void.self) { group in

@@ -61,7 +61,8 @@ struct CommandIntake: Sendable {
         case .characteristic(let device, let service, let characteristic, let op):
             let pending = PendingCommand(
                 message: message, device: device, service: service, characteristic: characteristic, operation: op,
-                resultTopic: String(message.topic.dropLast(4)) + "/result", deadline: clock.now.advanced(by: timeout))
+                resultTopic: topics.result(device: device, service: service, characteristic: characteristic),
+                deadline: clock.now.advanced(by: timeout))
             // Rule 1 of a cluster: the owner executes, the others ignore; for a device nobody owns, one bridge answers.
             var owner: String?
             if let cluster {

@@ -2,13 +2,10 @@ import BridgeCore
 import MQTT
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The notification hot path: maps a characteristic's object path to its value topic and
-/// format, and publishes each value BlueZ reports. Called on the D-Bus signal task; one lock,
-/// one dictionary lookup, one payload buffer, one `mosquitto_publish`.
+/// format, and publishes each value BlueZ reports. Called on the D-Bus I/O thread (BlueZ's value
+/// handler); one clock reading, one lock, one dictionary lookup, one payload buffer, one
+/// `mosquitto_publish`.
 final class ValueRouter: Sendable {
     struct Route {
         var topic: String
@@ -20,17 +17,14 @@ final class ValueRouter: Sendable {
         /// A value just read by the bridge and already published: BlueZ echoes reads as
         /// `PropertiesChanged`, which is dropped once.
         var echo: [UInt8]?
-        /// The last value that came as a signal, and when (monotonic ns): a read whose
-        /// `PropertiesChanged` echo overtook its reply is not published twice.
+        /// The last value that came as a signal, and when: a read whose `PropertiesChanged`
+        /// echo overtook its reply is not published twice.
         var lastSignalled: [UInt8]?
-        var lastSignalledAt: UInt64 = 0
+        var lastSignalledAt = BridgeInstant(offset: .zero)
     }
 
-    static func nowNs() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    /// How long after a signalled value a read's reply of the same value counts as its echo.
+    static let echoWindow: Duration = .seconds(1)
 
     private struct State {
         var routes: [String: Route] = [:]
@@ -39,7 +33,7 @@ final class ValueRouter: Sendable {
         /// While the broker is away: the latest value per topic (bounded by the number of routes).
         var held: [String: [UInt8]] = [:]
         var dropped: UInt64 = 0
-        /// Values published per device segment, and when the last one was (monotonic ns).
+        /// Values published per device segment, and when the last one was.
         var perDevice: [String: DeviceValues] = [:]
         /// With Home Assistant discovery: the last payload per value topic, and its device.
         var last: [String: (device: String, payload: [UInt8])] = [:]
@@ -48,11 +42,14 @@ final class ValueRouter: Sendable {
     /// Values of one device (SPEC §9 `values`, `last_value_age_s`).
     struct DeviceValues: Sendable {
         var count: UInt64 = 0
-        var lastNs: UInt64 = 0
+        /// When the last value was published (nil: none yet).
+        var last: BridgeInstant?
     }
 
     private let state = Mutex(State())
     private let mqtt: any MessageBroker
+    /// The runtime's clock: when values came (echoes, health's `last_value_age_s`).
+    private let clock: any BridgeClock
     /// Whether the last payload of each topic is kept for ``resendLast(devices:)``.
     private let keepsLast: Bool
 
@@ -61,8 +58,9 @@ final class ValueRouter: Sendable {
     /// Values the broker did not take (away).
     var failed: UInt64 { state.withLock { $0.failed } }
 
-    init(mqtt: any MessageBroker, keepsLast: Bool = false) {
+    init(mqtt: any MessageBroker, clock: any BridgeClock, keepsLast: Bool = false) {
         self.mqtt = mqtt
+        self.clock = clock
         self.keepsLast = keepsLast
     }
 
@@ -107,16 +105,12 @@ final class ValueRouter: Sendable {
         locked { s in s.routes = s.routes.filter { !$0.key.hasPrefix(root + "/") } }
     }
 
-    func route(_ path: String) -> Route? {
-        locked { $0.routes[path] }
-    }
-
     /// Publishes a value the bridge read itself, and drops BlueZ's echo of it.
     func publishRead(path: String, value: [UInt8]) {
-        let now = Self.nowNs()
+        let now = clock.now
         let route: Route? = locked { s in
             guard let r = s.routes[path] else { return nil }
-            if r.lastSignalled == value && now &- r.lastSignalledAt < 1_000_000_000 {
+            if r.lastSignalled == value && r.lastSignalledAt.duration(to: now) < Self.echoWindow {
                 // BlueZ's PropertiesChanged for this read came first and was published.
                 s.routes[path]?.lastSignalled = nil
                 return nil
@@ -131,7 +125,7 @@ final class ValueRouter: Sendable {
     /// A value from BlueZ (notification, indication or read echo). The hot path: the route is
     /// updated in place (no copy of it under the lock) and only what the payload needs leaves it.
     func handle(path: String, value: [UInt8]) {
-        let now = Self.nowNs()
+        let now = clock.now
         let target: (topic: String, format: ValueFormat, presentation: PresentationFormat?, device: String)? = locked { s in
             guard let i = s.routes.index(forKey: path) else { return nil }
             if s.routes.values[i].echo != nil {
@@ -163,7 +157,7 @@ final class ValueRouter: Sendable {
     /// resend (``resendLast(devices:)``) may send it again.
     func publish(topic: String, payload: [UInt8], device: String, resendable: Bool = true) {
         let keep = keepsLast && resendable
-        let now = Self.nowNs()
+        let now = clock.now
         // Published under the lock: the resend and the flush of held values, which publish from
         // other threads, are ordered with this value (MQTT sends what another thread queued
         // first before a publish made on its loop).
@@ -171,7 +165,7 @@ final class ValueRouter: Sendable {
             if mqtt.publish(topic: topic, payload: payload, qos: 0, retain: false) == nil {
                 s.published &+= 1
                 s.perDevice[device, default: DeviceValues()].count &+= 1
-                s.perDevice[device]!.lastNs = now
+                s.perDevice[device]!.last = now
                 if keep { s.last[topic] = (device, payload) }
                 // A value held while the broker was away is older than this one.
                 if !s.held.isEmpty { s.held[topic] = nil }

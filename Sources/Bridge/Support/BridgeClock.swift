@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A point on the bridge's monotonic clock: the time since the clock's origin.
 ///
 /// The runtime measures every timer and deadline in these, so that tests can drive it with a
@@ -21,10 +25,14 @@ public struct BridgeInstant: InstantProtocol, Sendable, CustomStringConvertible 
     }
 }
 
-/// The clock the runtime waits on: real time in the bridge, a fake in tests.
+/// The runtime's one source of time: the monotonic clock it measures and waits on, and the wall
+/// clock it stamps payloads with (SPEC §10's `since` and `t`); real time in the bridge, a fake in
+/// tests. No other part of the runtime reads a clock (`RuntimeIdleInvariantTests`).
 public protocol BridgeClock: Sendable {
-    /// Now.
+    /// Now, on the monotonic clock.
     var now: BridgeInstant { get }
+    /// Now on the wall clock: whole seconds since 1970-01-01 UTC.
+    var unixTime: Int64 { get }
     /// Suspends until `deadline`; throws `CancellationError` when the task is cancelled.
     func sleep(until deadline: BridgeInstant) async throws
 }
@@ -36,7 +44,7 @@ extension BridgeClock {
     }
 }
 
-/// Real monotonic time (`ContinuousClock`).
+/// Real time: monotonic (`ContinuousClock`) and wall (`time(2)`).
 public struct LiveClock: BridgeClock {
     private let origin: ContinuousClock.Instant
 
@@ -44,6 +52,8 @@ public struct LiveClock: BridgeClock {
     public init() { origin = ContinuousClock.now }
 
     public var now: BridgeInstant { BridgeInstant(offset: origin.duration(to: ContinuousClock.now)) }
+
+    public var unixTime: Int64 { Int64(time(nil)) }
 
     public func sleep(until deadline: BridgeInstant) async throws {
         try await ContinuousClock().sleep(until: origin.advanced(by: deadline.offset), tolerance: .milliseconds(1))
