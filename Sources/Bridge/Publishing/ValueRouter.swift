@@ -119,7 +119,9 @@ final class ValueRouter: Sendable {
             return r
         }
         guard let route else { return }
-        publish(route, value)
+        publish(
+            topic: route.topic, payload: ValuePayload.make(raw: value, format: route.format, presentation: route.presentation),
+            device: route.device, at: now)
     }
 
     /// A value from BlueZ (notification, indication or read echo). The hot path: the route is
@@ -143,21 +145,13 @@ final class ValueRouter: Sendable {
         guard let target else { return }
         publish(
             topic: target.topic, payload: ValuePayload.make(raw: value, format: target.format, presentation: target.presentation),
-            device: target.device)
+            device: target.device, at: now)
     }
 
-    private func publish(_ route: Route, _ value: [UInt8]) {
-        publish(
-            topic: route.topic, payload: ValuePayload.make(raw: value, format: route.format, presentation: route.presentation),
-            device: route.device)
-    }
-
-    /// Publishes a payload of `device` (a value, or an advertisement) and counts it; while the
-    /// broker is away the latest payload per topic is held. `resendable`: whether Home Assistant's
-    /// resend (``resendLast(devices:)``) may send it again.
-    func publish(topic: String, payload: [UInt8], device: String, resendable: Bool = true) {
-        let keep = keepsLast && resendable
-        let now = clock.now
+    /// Publishes a payload of `device` (a value, or an advertisement) that came at `now` (the
+    /// caller's one clock reading for it) and counts it; while the broker is away the latest
+    /// payload per topic is held.
+    func publish(topic: String, payload: [UInt8], device: String, at now: BridgeInstant) {
         // Published under the lock: the resend and the flush of held values, which publish from
         // other threads, are ordered with this value (MQTT sends what another thread queued
         // first before a publish made on its loop).
@@ -166,14 +160,14 @@ final class ValueRouter: Sendable {
                 s.published &+= 1
                 s.perDevice[device, default: DeviceValues()].count &+= 1
                 s.perDevice[device]!.last = now
-                if keep { s.last[topic] = (device, payload) }
+                if keepsLast { s.last[topic] = (device, payload) }
                 // A value held while the broker was away is older than this one.
                 if !s.held.isEmpty { s.held[topic] = nil }
             } else {
                 // Keep the latest value of each characteristic until the broker is back.
                 s.failed &+= 1
                 if s.held.updateValue(payload, forKey: topic) != nil { s.dropped &+= 1 }
-                if keep { s.last[topic] = (device, payload) }
+                if keepsLast { s.last[topic] = (device, payload) }
             }
         }
     }
