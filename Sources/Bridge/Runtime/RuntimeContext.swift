@@ -7,7 +7,7 @@ import MQTT
 /// BlueZ and MQTT seams, the value router, the registry, the connection slots, the clock and the
 /// supervisor's inbox).
 ///
-/// Only the ``Supervisor`` holds it (it uses nearly every field: it wires the sessions, answers
+/// Only the ``Supervisor`` keeps it (it uses nearly every field: it wires the sessions, answers
 /// health with the router's and the slots' figures, writes the registry). A session is given
 /// what it needs: the pure configuration of its ``SessionCore`` (``SessionCore/Configuration``)
 /// and the seams its executor acts on (``SessionIO``); an ``AdvertisementSession`` the seams,

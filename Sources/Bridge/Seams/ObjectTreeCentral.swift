@@ -11,14 +11,6 @@ public struct BluetoothAdapterState: Sendable, Equatable {
     public var address: String?
     /// The adapter offers `AdvertisementMonitorManager1` (BlueZ with `--experimental`).
     public var offersMonitor: Bool
-
-    public init(path: String, powered: Bool, discovering: Bool, address: String?, offersMonitor: Bool) {
-        self.path = path
-        self.powered = powered
-        self.discovering = discovering
-        self.address = address
-        self.offersMonitor = offersMonitor
-    }
 }
 
 /// A device object with its GATT objects, read at once (what a session's core looks at).
