@@ -57,6 +57,7 @@ import Testing
         let waits = Mailbox<BridgeInstant>()
 
         var now: BridgeInstant { base.now }
+        var unixTime: Int64 { base.unixTime }
 
         func sleep(until deadline: BridgeInstant) async throws {
             waits.send(deadline)

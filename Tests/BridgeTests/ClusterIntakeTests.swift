@@ -50,8 +50,10 @@ import Testing
         #expect(broker.all.isEmpty)
         let mailbox = Mailbox<SessionInput>()
         registry.add(DeviceRegistry.Entry(
-            path: "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_01", segment: "thermo", address: BluetoothAddress("AA:BB:CC:DD:EE:01")!,
-            addressType: "public", policy: .always, mailbox: mailbox))
+            record: DeviceRecord(
+                path: "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_01", segment: "thermo", address: BluetoothAddress("AA:BB:CC:DD:EE:01")!,
+                addressType: "public", policy: .always),
+            mailbox: mailbox))
         intake.handle(set("thermo"))
         #expect(mailbox.count == 1)
         #expect(broker.all.isEmpty)

@@ -33,8 +33,10 @@ import Testing
         func addDevice(_ segment: String, address: String = "AA:BB:CC:DD:EE:01") -> Mailbox<SessionInput> {
             let mailbox = Mailbox<SessionInput>()
             registry.add(DeviceRegistry.Entry(
-                path: BlueZNames.devicePath(adapter: "/org/bluez/hci0", address: address), segment: segment,
-                address: BluetoothAddress(address)!, addressType: "public", policy: .always, mailbox: mailbox))
+                record: DeviceRecord(
+                    path: BlueZNames.devicePath(adapter: "/org/bluez/hci0", address: address), segment: segment,
+                    address: BluetoothAddress(address)!, addressType: "public", policy: .always),
+                mailbox: mailbox))
             return mailbox
         }
 

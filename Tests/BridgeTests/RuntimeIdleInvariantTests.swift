@@ -3,10 +3,12 @@ import Testing
 
 /// What ``RuntimeExecutor``'s idle count rests on, checked in the runtime's sources (the
 /// `Bridge` module but `Service/`, which wraps the real BlueZ and MQTT clients and the live
-/// clock, and which the harness does not run): nothing wakes the runtime but its own jobs and
-/// the test. A task that does not inherit the harness's executor (`Task {}`, `Task.detached`),
-/// an actor with an executor of its own, a real clock or a thread would do work the count
-/// cannot see, and "idle" would be a guess again.
+/// clock, and which the harness does not run; and `RuntimeCore` when it exists): nothing wakes
+/// the runtime but its own jobs and the test, and it reads no time but the ``BridgeClock``'s.
+/// A task that does not inherit the harness's executor (`Task {}`, `Task.detached`), an actor
+/// with an executor of its own, a real clock or a thread would do work the count cannot see,
+/// and "idle" would be a guess again; a time read past the clock would not move with the
+/// fake clock, and a test's timing would depend on the machine.
 @Suite struct RuntimeIdleInvariantTests {
     /// Text that must not appear in a line of code (comments aside), and why.
     static let forbidden: [(text: String, why: String)] = [
@@ -20,6 +22,10 @@ import Testing
         ("unownedExecutor", "an actor with an executor of its own"),
         ("ContinuousClock", "real time: use the BridgeClock"),
         ("SuspendingClock", "real time: use the BridgeClock"),
+        ("clock_gettime", "real time: use the BridgeClock"),
+        ("gettimeofday", "real time: use the BridgeClock"),
+        ("time(", "wall time: use the BridgeClock's unixTime"),
+        ("Date(", "wall time: use the BridgeClock's unixTime"),
         ("LiveClock(", "real time: the service passes the clock in"),
         ("DispatchQueue", "a queue of its own"),
         ("Thread", "a thread of its own"),
@@ -27,18 +33,28 @@ import Testing
     ]
 
     /// Where real time is allowed: the live clock itself.
-    static let allowed: [String: Set<String>] = ["Support/BridgeClock.swift": ["ContinuousClock"]]
+    static let allowed: [String: Set<String>] = ["Support/BridgeClock.swift": ["ContinuousClock", "time("]]
 
-    static var bridgeSources: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/Bridge").standardized
+    static var sources: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources").standardized
     }
 
+    static var bridgeSources: URL { sources.appendingPathComponent("Bridge") }
+
+    /// The runtime's modules: `Bridge`, and `RuntimeCore` (the pure cores) when it exists.
+    static let runtimeModules = ["Bridge", "RuntimeCore"]
+
+    /// The runtime's files, named by their path in their module (`Support/Mailbox.swift`).
     static func runtimeFiles() throws -> [(name: String, text: String)] {
-        let root = bridgeSources
-        let names = try FileManager.default.subpathsOfDirectory(atPath: root.path)
-        return try names.filter { $0.hasSuffix(".swift") && !$0.hasPrefix("Service/") }.sorted().map { name in
-            (name, try String(contentsOf: root.appendingPathComponent(name), encoding: .utf8))
+        var files: [(name: String, text: String)] = []
+        for module in runtimeModules {
+            let root = sources.appendingPathComponent(module)
+            guard FileManager.default.fileExists(atPath: root.path) else { continue }
+            let names = try FileManager.default.subpathsOfDirectory(atPath: root.path)
+            files += try names.filter { $0.hasSuffix(".swift") && !(module == "Bridge" && $0.hasPrefix("Service/")) }.sorted()
+                .map { name in (name, try String(contentsOf: root.appendingPathComponent(name), encoding: .utf8)) }
         }
+        return files
     }
 
     /// The lines of `text` (a file `name` of the runtime) that break the rules, described.
@@ -92,9 +108,16 @@ import Testing
             let t = isCurrentThread
             try await Task.sleep(for: .seconds(1))  // Task.sleep
             let clock = ContinuousClock()
+            let t = Int64(time(nil))
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            let d = Date()
+            let runtime = uptime(now)
             """
         let found = Self.violations(name: "Runtime/Sample.swift", text: sample)
-        #expect(found.count == 4, "\(found)")
+        #expect(found.count == 7, "\(found)")
+        #expect(!found.contains { $0.contains("uptime") }, "`uptime(` is not `time(`: \(found)")
         #expect(Self.violations(name: "Support/BridgeClock.swift", text: "ContinuousClock.now").isEmpty)
+        #expect(Self.violations(name: "Support/BridgeClock.swift", text: "var unixTime: Int64 { Int64(time(nil)) }").isEmpty)
+        #expect(Self.violations(name: "Publishing/ValueRouter.swift", text: "let t = time(nil)").count == 1)
     }
 }

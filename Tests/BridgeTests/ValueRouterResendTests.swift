@@ -8,7 +8,8 @@ import Testing
     @Test("a resend racing the value path never publishes an older value after a newer one")
     func resendKeepsTheOrder() async {
         let broker = FakeBroker()
-        let router = ValueRouter(mqtt: broker, keepsLast: true)
+        let clock = FakeClock()
+        let router = ValueRouter(mqtt: broker, clock: clock, keepsLast: true)
         let topics = (0..<4).map { "ble/dev\($0)/180d/2a37" }
         let values = 20_000
         await withTaskGroup(of: Void.self) { group in
@@ -16,7 +17,8 @@ import Testing
                 for index in 0..<values {
                     let counter = UInt32(index)
                     let payload = [UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]
-                    router.publish(topic: topics[index % topics.count], payload: payload, device: "dev\(index % topics.count)")
+                    router.publish(
+                        topic: topics[index % topics.count], payload: payload, device: "dev\(index % topics.count)", at: clock.now)
                 }
             }
             group.addTask {

@@ -14,7 +14,7 @@ import Musl
 /// ``start()`` subscribes to BlueZ's signals and loads `GetManagedObjects`; from then on
 /// ``tree`` mirrors BlueZ's objects and ``events`` reports each change. Characteristic values
 /// that arrive as `PropertiesChanged` on `Value` go to the ``valueHandler`` straight from the
-/// D-Bus signal task, without an event, so notifications take the shortest path.
+/// D-Bus I/O thread, without an event, so notifications take the shortest path.
 public final class BlueZClient: Sendable {
     struct State {
         var tree = BlueZObjectTree()

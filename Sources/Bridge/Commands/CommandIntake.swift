@@ -61,8 +61,10 @@ struct CommandIntake: Sendable {
             supervisor.send(.request(command: command, message: message))
         case .characteristic(let device, let service, let characteristic, let op):
             let pending = PendingCommand(
-                payload: message.payload, replyTo: CommandResponder.replyAddress(of: message), device: device, service: service, characteristic: characteristic, operation: op,
-                resultTopic: String(message.topic.dropLast(4)) + "/result", deadline: clock.now.advanced(by: timeout))
+                payload: message.payload, replyTo: CommandResponder.replyAddress(of: message), device: device,
+                service: service, characteristic: characteristic, operation: op,
+                resultTopic: topics.result(device: device, service: service, characteristic: characteristic),
+                deadline: clock.now.advanced(by: timeout))
             // Rule 1 of a cluster: the owner executes, the others ignore; for a device nobody owns, one bridge answers.
             var owner: String?
             if let cluster {

@@ -235,7 +235,8 @@ final class AdvertisementRouter: Sendable {
             // Resendable, like a characteristic's value: Home Assistant's "last values again" after
             // a config gives an entity created after this packet its state (a sensor that
             // advertises rarely would stay unknown until its next packet).
-            values.publish(topic: target.topic, payload: Self.payload(ad, decoded, lockedBy: locked), device: target.segment)
+            values.publish(
+                topic: target.topic, payload: Self.payload(ad, decoded, lockedBy: locked), device: target.segment, at: now)
             if newValues { target.mailbox.send(.advertised) }
         }
         return true

@@ -4,10 +4,6 @@ import RuntimeCore
 import Logging
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Trackers (SPEC §12) on the advertisement path: every advertisement BlueZ reports is matched
 /// against the configured trackers (address, iBeacon, IRK: ``TrackerMatcher``, one AES per new
 /// address and key), what matches feeds the ``PresenceCore``, and the retained
@@ -66,8 +62,7 @@ final class PresenceRouter: Sendable {
     /// An advertisement (or RSSI report) from BlueZ; whether it was a tracker's.
     @discardableResult
     func handle(_ ad: BlueZAdvertisement) -> Bool {
-        let now = clock.now
-        let unixTime = Self.unixTime
+        let now = clock.now, unixTime = clock.unixTime
         var first: [String] = []
         var toForward: [String] = []
         let rssi = ad.rssi.flatMap { RSSIWindow<BridgeInstant>.isValid($0) ? $0 : nil }
@@ -112,11 +107,11 @@ final class PresenceRouter: Sendable {
 
     /// Feeds one input to the core and publishes its decisions.
     func step(_ input: PresenceInput) {
-        let now = clock.now
+        let now = clock.now, unixTime = clock.unixTime
         var ticking = false
         if case .tick = input { ticking = true }
         let (publications, earlier) = state.withLock { s -> ([Sent], Bool) in
-            let out = s.core.handle(input, now: now, unixTime: Self.unixTime)
+            let out = s.core.handle(input, now: now, unixTime: unixTime)
             if ticking { s.armed = nil }
             return (send(out, &s), Self.rearm(&s, now: now))
         }
@@ -164,6 +159,4 @@ final class PresenceRouter: Sendable {
             }
         }
     }
-
-    private static var unixTime: Int64 { Int64(time(nil)) }
 }

@@ -3,13 +3,10 @@ import RuntimeCore
 import MQTT
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The notification hot path: maps a characteristic's object path to its value topic and
-/// format, and publishes each value BlueZ reports. Called on the D-Bus signal task; one lock,
-/// one dictionary lookup, one payload buffer, one `mosquitto_publish`.
+/// format, and publishes each value BlueZ reports. Called on the D-Bus I/O thread (BlueZ's value
+/// handler); one clock reading, one lock, one dictionary lookup, one payload buffer, one
+/// `mosquitto_publish`.
 final class ValueRouter: Sendable {
     struct Route {
         var topic: String
@@ -21,17 +18,14 @@ final class ValueRouter: Sendable {
         /// A value just read by the bridge and already published: BlueZ echoes reads as
         /// `PropertiesChanged`, which is dropped once.
         var echo: [UInt8]?
-        /// The last value that came as a signal, and when (monotonic ns): a read whose
-        /// `PropertiesChanged` echo overtook its reply is not published twice.
+        /// The last value that came as a signal, and when: a read whose `PropertiesChanged`
+        /// echo overtook its reply is not published twice.
         var lastSignalled: [UInt8]?
-        var lastSignalledAt: UInt64 = 0
+        var lastSignalledAt = BridgeInstant(offset: .zero)
     }
 
-    static func nowNs() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    /// How long after a signalled value a read's reply of the same value counts as its echo.
+    static let echoWindow: Duration = .seconds(1)
 
     private struct State {
         var routes: [String: Route] = [:]
@@ -40,7 +34,7 @@ final class ValueRouter: Sendable {
         /// While the broker is away: the latest value per topic (bounded by the number of routes).
         var held: [String: [UInt8]] = [:]
         var dropped: UInt64 = 0
-        /// Values published per device segment, and when the last one was (monotonic ns).
+        /// Values published per device segment, and when the last one was.
         var perDevice: [String: DeviceValues] = [:]
         /// With Home Assistant discovery: the last payload per value topic, and its device.
         var last: [String: (device: String, payload: [UInt8])] = [:]
@@ -49,11 +43,14 @@ final class ValueRouter: Sendable {
     /// Values of one device (SPEC §9 `values`, `last_value_age_s`).
     struct DeviceValues: Sendable {
         var count: UInt64 = 0
-        var lastNs: UInt64 = 0
+        /// When the last value was published (nil: none yet).
+        var last: BridgeInstant?
     }
 
     private let state = Mutex(State())
     private let mqtt: any MessageBroker
+    /// The runtime's clock: when values came (echoes, health's `last_value_age_s`).
+    private let clock: any BridgeClock
     /// Whether the last payload of each topic is kept for ``resendLast(devices:)``.
     private let keepsLast: Bool
 
@@ -62,8 +59,9 @@ final class ValueRouter: Sendable {
     /// Values the broker did not take (away).
     var failed: UInt64 { state.withLock { $0.failed } }
 
-    init(mqtt: any MessageBroker, keepsLast: Bool = false) {
+    init(mqtt: any MessageBroker, clock: any BridgeClock, keepsLast: Bool = false) {
         self.mqtt = mqtt
+        self.clock = clock
         self.keepsLast = keepsLast
     }
 
@@ -108,16 +106,12 @@ final class ValueRouter: Sendable {
         locked { s in s.routes = s.routes.filter { !$0.key.hasPrefix(root + "/") } }
     }
 
-    func route(_ path: String) -> Route? {
-        locked { $0.routes[path] }
-    }
-
     /// Publishes a value the bridge read itself, and drops BlueZ's echo of it.
     func publishRead(path: String, value: [UInt8]) {
-        let now = Self.nowNs()
+        let now = clock.now
         let route: Route? = locked { s in
             guard let r = s.routes[path] else { return nil }
-            if r.lastSignalled == value && now &- r.lastSignalledAt < 1_000_000_000 {
+            if r.lastSignalled == value && r.lastSignalledAt.duration(to: now) < Self.echoWindow {
                 // BlueZ's PropertiesChanged for this read came first and was published.
                 s.routes[path]?.lastSignalled = nil
                 return nil
@@ -126,13 +120,15 @@ final class ValueRouter: Sendable {
             return r
         }
         guard let route else { return }
-        publish(route, value)
+        publish(
+            topic: route.topic, payload: ValuePayload.make(raw: value, format: route.format, presentation: route.presentation),
+            device: route.device, at: now)
     }
 
     /// A value from BlueZ (notification, indication or read echo). The hot path: the route is
     /// updated in place (no copy of it under the lock) and only what the payload needs leaves it.
     func handle(path: String, value: [UInt8]) {
-        let now = Self.nowNs()
+        let now = clock.now
         let target: (topic: String, format: ValueFormat, presentation: PresentationFormat?, device: String)? = locked { s in
             guard let i = s.routes.index(forKey: path) else { return nil }
             if s.routes.values[i].echo != nil {
@@ -150,21 +146,13 @@ final class ValueRouter: Sendable {
         guard let target else { return }
         publish(
             topic: target.topic, payload: ValuePayload.make(raw: value, format: target.format, presentation: target.presentation),
-            device: target.device)
+            device: target.device, at: now)
     }
 
-    private func publish(_ route: Route, _ value: [UInt8]) {
-        publish(
-            topic: route.topic, payload: ValuePayload.make(raw: value, format: route.format, presentation: route.presentation),
-            device: route.device)
-    }
-
-    /// Publishes a payload of `device` (a value, or an advertisement) and counts it; while the
-    /// broker is away the latest payload per topic is held. `resendable`: whether Home Assistant's
-    /// resend (``resendLast(devices:)``) may send it again.
-    func publish(topic: String, payload: [UInt8], device: String, resendable: Bool = true) {
-        let keep = keepsLast && resendable
-        let now = Self.nowNs()
+    /// Publishes a payload of `device` (a value, or an advertisement) that came at `now` (the
+    /// caller's one clock reading for it) and counts it; while the broker is away the latest
+    /// payload per topic is held.
+    func publish(topic: String, payload: [UInt8], device: String, at now: BridgeInstant) {
         // Published under the lock: the resend and the flush of held values, which publish from
         // other threads, are ordered with this value (MQTT sends what another thread queued
         // first before a publish made on its loop).
@@ -172,15 +160,15 @@ final class ValueRouter: Sendable {
             if mqtt.publish(topic: topic, payload: payload, qos: 0, retain: false) == nil {
                 s.published &+= 1
                 s.perDevice[device, default: DeviceValues()].count &+= 1
-                s.perDevice[device]!.lastNs = now
-                if keep { s.last[topic] = (device, payload) }
+                s.perDevice[device]!.last = now
+                if keepsLast { s.last[topic] = (device, payload) }
                 // A value held while the broker was away is older than this one.
                 if !s.held.isEmpty { s.held[topic] = nil }
             } else {
                 // Keep the latest value of each characteristic until the broker is back.
                 s.failed &+= 1
                 if s.held.updateValue(payload, forKey: topic) != nil { s.dropped &+= 1 }
-                if keep { s.last[topic] = (device, payload) }
+                if keepsLast { s.last[topic] = (device, payload) }
             }
         }
     }

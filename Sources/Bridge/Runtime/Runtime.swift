@@ -8,7 +8,7 @@ import MQTT
 /// ``MessageBroker``) and a clock: the supervisor, command intake and the value router. The
 /// service runs it over BlueZ and libmosquitto; tests run it over in-memory fakes.
 struct Runtime: Sendable {
-    let context: SessionContext
+    let context: RuntimeContext
     let supervisorMailbox: Mailbox<SupervisorInput>
     let intake: CommandIntake
 
@@ -21,7 +21,7 @@ struct Runtime: Sendable {
         let mailbox = Mailbox<SupervisorInput>()
         let registry = DeviceRegistry()
         let responder = CommandResponder(broker: broker, logger: logger)
-        let values = ValueRouter(mqtt: broker, keepsLast: config.homeAssistant.discovery)
+        let values = ValueRouter(mqtt: broker, clock: clock, keepsLast: config.homeAssistant.discovery)
         let roles = topics.cluster.map { ClusterRoles(bridgeID: $0.bridgeID) }
         var forward: (@Sendable (String, BluetoothAddress, String, Int) -> Void)?
         if config.cluster.enabled {
@@ -30,7 +30,7 @@ struct Runtime: Sendable {
         let presence = config.trackers.isEmpty ? nil : PresenceRouter(
             config: config, broker: broker, topics: topics, clock: clock, logger: logger,
             wake: { mailbox.send(.presence) }, forward: forward)
-        context = SessionContext(
+        context = RuntimeContext(
             config: config, topics: topics, central: central, broker: broker, router: values,
             advertisements: AdvertisementRouter(values: values, clock: clock, logger: logger, families: families),
             registry: registry, slots: SlotPool(capacity: config.bluetooth.maxConnections), clock: clock,

@@ -51,3 +51,5 @@ typealias GattOperation = RuntimeCore.GattOperation<BridgeInstant>
 typealias GattOutcome = RuntimeCore.GattOutcome<BridgeInstant>
 /// An advertisement device's session decisions (``RuntimeCore/AdvertisementCore``).
 typealias AdvertisementCore = RuntimeCore.AdvertisementCore<BridgeInstant>
+/// A managed device as the supervisor records it (the registry's entries hold one).
+typealias DeviceRecord = RuntimeCore.DeviceRecord

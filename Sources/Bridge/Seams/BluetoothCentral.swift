@@ -1,10 +1,11 @@
 import BlueZ
 import BridgeBase
 
-/// What the runtime needs of BlueZ: the object tree with its changes, values as they arrive, and
-/// the calls of the central role. ``BlueZClient`` is the real one; tests use an in-memory fake.
-/// Its values are types of their own (``GattValueHandler``, ``BlueZAdvertisementHandler``,
-/// ``AdvertisementMonitorPattern``, ``GattWriteType``), not the client's.
+/// What the runtime needs of BlueZ: what its object tree holds and how it changes, values as they
+/// arrive, and the calls of the central role. ``BlueZClient`` is the real one; tests use an
+/// in-memory fake. Its values are types of their own (``BlueZDevice``, ``BluetoothAdapterState``,
+/// ``BluetoothDeviceObjects``, ``GattValueHandler``, ``BlueZAdvertisementHandler``,
+/// ``AdvertisementMonitorPattern``, ``GattWriteType``), never D-Bus values or the tree itself.
 ///
 /// Every call completes (with an error when the bus goes away) and is cancelled with its task.
 public protocol BluetoothCentral: Sendable {
@@ -16,8 +17,16 @@ public protocol BluetoothCentral: Sendable {
     func start() async
     /// Stops following BlueZ and finishes ``events``.
     func stop()
-    /// Reads the tree under its lock.
-    func withTree<R>(_ body: (BlueZObjectTree) -> R) -> R
+    /// The adapter objects, by path.
+    func adapters() -> [BluetoothAdapterState]
+    /// The device object at `path` as BlueZ last reported it; nil when there is none.
+    func device(_ path: String) -> BlueZDevice?
+    /// The device objects of one adapter (its object path).
+    func devices(adapter: String) -> [BlueZDevice]
+    /// A device object with its GATT objects, read at once; nil when there is no device object.
+    func deviceObjects(_ path: String) -> BluetoothDeviceObjects?
+    /// How many objects BlueZ exports.
+    var objectCount: Int { get }
     /// Where characteristic values go, straight from the I/O thread.
     func setValueHandler(_ handler: GattValueHandler?)
     /// Where advertisements (`RSSI`, `ServiceData`, `ManufacturerData` changes) go, straight
@@ -59,4 +68,4 @@ public protocol BluetoothCentral: Sendable {
     func setTrusted(device: String, _ trusted: Bool) async throws(BlueZError)
 }
 
-extension BlueZClient: BluetoothCentral {}
+extension BlueZClient: ObjectTreeCentral {}

@@ -51,7 +51,7 @@ final class AdvertisementSession {
         // The advertisement that made BlueZ create the device object came with InterfacesAdded,
         // not as a change: hand what the tree holds to the router first, if it is from this scan
         // (BlueZ drops `RSSI` when discovery stops; data without it is an old scan's).
-        if let dev = io.central.withTree({ $0.device(device.path) }), dev.rssi != nil,
+        if let dev = io.central.device(device.path), dev.rssi != nil,
            !(dev.serviceData.isEmpty && dev.manufacturerData.isEmpty)
         {
             router.handle(BlueZAdvertisement(

@@ -23,7 +23,7 @@ final class PeripheralSession {
     let availabilityTopic: String
     private(set) var core: SessionCore
 
-    init(context: SessionContext, device: SessionDevice, mailbox: Mailbox<SessionInput>) {
+    init(context: RuntimeContext, device: SessionDevice, mailbox: Mailbox<SessionInput>) {
         io = context.io
         self.device = device
         self.mailbox = mailbox
@@ -60,25 +60,24 @@ final class PeripheralSession {
 
     /// The device's objects in BlueZ's tree now.
     private func deviceView() -> SessionCore.DeviceView? {
-        let path = self.path
-        return io.central.withTree { t in
-            guard let d = t.device(path) else { return nil }
-            let services = t.services(device: path).map { s in
-                SessionCore.DeviceView.Service(
-                    path: s.path, uuid: s.uuid,
-                    characteristics: t.characteristics(service: s.path).map { c in
-                        var ch = SessionCore.DeviceView.Characteristic(path: c.path, uuid: c.uuid, properties: c.properties)
-                        for d in t.descriptors(characteristic: c.path) {
-                            if d.uuid == PresentationFormat.descriptorUUID { ch.presentationFormat = d.path }
-                            if d.uuid == UserDescription.descriptorUUID { ch.userDescription = d.path }
-                        }
-                        return ch
-                    })
-            }
-            return SessionCore.DeviceView(
-                connected: d.connected, servicesResolved: d.servicesResolved, uuids: d.uuids, name: d.name,
-                services: services, paired: d.paired || d.bonded)
+        guard let objects = io.central.deviceObjects(path) else { return nil }
+        let services = objects.services.map { s in
+            SessionCore.DeviceView.Service(
+                path: s.service.path, uuid: s.service.uuid,
+                characteristics: s.characteristics.map { c in
+                    var ch = SessionCore.DeviceView.Characteristic(
+                        path: c.characteristic.path, uuid: c.characteristic.uuid, properties: c.characteristic.properties)
+                    for d in c.descriptors {
+                        if d.uuid == PresentationFormat.descriptorUUID { ch.presentationFormat = d.path }
+                        if d.uuid == UserDescription.descriptorUUID { ch.userDescription = d.path }
+                    }
+                    return ch
+                })
         }
+        let d = objects.device
+        return SessionCore.DeviceView(
+            connected: d.connected, servicesResolved: d.servicesResolved, uuids: d.uuids, name: d.name,
+            services: services, paired: d.paired || d.bonded)
     }
 
     private func perform(_ action: SessionCore.Action, _ group: inout DiscardingTaskGroup) {

@@ -46,7 +46,7 @@ enum SessionCalls {
             return .read(mc, initial: initial, .success(value), linkDropped: false)
         } catch {
             // 5.66 drops the link after a failed pairing and signals that before the error reply.
-            let dropped = central.withTree { !($0.device(device)?.servicesResolved ?? false) }
+            let dropped = !(central.device(device)?.servicesResolved ?? false)
             return .read(mc, initial: initial, .failure(BluetoothError(error)), linkDropped: dropped)
         }
     }

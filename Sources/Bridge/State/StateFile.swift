@@ -10,6 +10,8 @@ import Glibc
 /// corrupt or unreadable file is reported, moved aside, and the bridge starts without it.
 struct StateFile: Sendable {
     let path: String
+    /// Names a corrupt file moved aside by its wall time.
+    let clock: any BridgeClock
     let logger: Logger
 
     /// Loads the known peripherals; never throws.
@@ -20,7 +22,7 @@ struct StateFile: Sendable {
             logger.info("state file \(path): \(known.peripherals.count) known peripherals")
             return known
         } catch {
-            let aside = path + ".corrupt-\(time(nil))"
+            let aside = path + ".corrupt-\(clock.unixTime)"
             if rename(path, aside) == 0 {
                 logger.error("state file \(path) is unusable (\(error)); moved it to \(aside) and starting without it")
             } else {

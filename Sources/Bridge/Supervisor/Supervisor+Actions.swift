@@ -109,7 +109,7 @@ extension Supervisor {
         case .publishAvailability(let segment, let online):
             ctx.broker.publish(ctx.topics.availability(device: segment), text: online ? "online" : "offline", retain: true)
         case .publishDevices(let force):
-            feed(.devicesListed(payload: devicesPayload(), force: force), .none, &group)
+            feed(.devicesListed(payload: devicesPayload(), force: force), .noDevices, &group)
         case .sendDevices(let payload):
             ctx.broker.publish(topic: ctx.topics.bridgeDevices, payload: payload, qos: 1, retain: true)
         case .respond(let response):
@@ -126,10 +126,10 @@ extension Supervisor {
             homeAssistant.republish(reason: reason, startHold: startHold)
         case .homeAssistantPublish(let path, let peripheral, let hold):
             if homeAssistant.publish(path: path, peripheral, hold: hold) {
-                feed(.homeAssistantSent(devices: [peripheral.device]), .none, &group)
+                feed(.homeAssistantSent(devices: [peripheral.device]), .noDevices, &group)
             }
         case .homeAssistantReleaseHeld:
-            if homeAssistant.releaseHeld() { feed(.homeAssistantSent(devices: nil), .none, &group) }
+            if homeAssistant.releaseHeld() { feed(.homeAssistantSent(devices: nil), .noDevices, &group) }
         case .resendLastValues(let segments):
             let sent = ctx.router.resendLast(devices: segments)
             if sent > 0 { logger.debug("Home Assistant: sent the last \(sent) values again") }
@@ -187,9 +187,9 @@ extension Supervisor {
             policy: plan.policy, pairingRetry: ctx.pairingHolds.retry(of: plan.address))
         let inbox = Mailbox<SessionInput>()
         sessions[path] = inbox
-        ctx.registry.add(DeviceRegistry.Entry(
-            path: path, segment: plan.segment, address: plan.address, addressType: plan.addressType, policy: plan.policy,
-            mailbox: inbox))
+        let record = DeviceRecord(
+            path: path, segment: plan.segment, address: plan.address, addressType: plan.addressType, policy: plan.policy)
+        ctx.registry.add(DeviceRegistry.Entry(record: record, mailbox: inbox))
         let context = ctx, supervisor = mailbox
         if case .advertisement = plan.policy {
             let session = AdvertisementSession(

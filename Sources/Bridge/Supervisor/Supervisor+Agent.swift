@@ -14,7 +14,7 @@ extension Supervisor {
                 return .accept
             }
             let address = BluetoothAddress(BlueZDevice.address(fromPath: path))
-            let name = central.withTree { t in t.device(path).flatMap { $0.name ?? $0.alias } }
+            let name = central.device(path).flatMap { $0.name ?? $0.alias }
             guard let address, let asked = Self.policyRequest(request) else {
                 logger.warning("pairing agent: \(request) for \(path) rejected (not a device object)")
                 return .reject("not a device")

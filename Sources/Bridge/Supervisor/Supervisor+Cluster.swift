@@ -2,10 +2,6 @@ import BlueZ
 import BridgeCore
 import RuntimeCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Executing the cluster's decisions (SPEC §10): the ``ClusterCore`` is fed the cluster topics, what the adapter
 /// hears of the wanted devices, the links and the free slots; its actions publish, and start or stop sessions
 /// through the supervisor's core (``SupervisorCore/Event/serve(segment:)``). Without a cluster nothing here runs.
@@ -13,7 +9,7 @@ extension Supervisor {
     /// Feeds one event to the cluster core and performs its actions.
     func clusterStep(_ event: ClusterCore.Event, _ group: inout DiscardingTaskGroup) {
         guard cluster != nil else { return }
-        let actions = cluster?.handle(event, now: now, unixTime: Int64(time(nil))) ?? []
+        let actions = cluster?.handle(event, now: now, unixTime: ctx.clock.unixTime) ?? []
         switch event {
         case .heard, .freeSlots: break  // no owner or bridge state changes
         default: updateRoles()
@@ -25,10 +21,10 @@ extension Supervisor {
             case .serve(let segment, _):
                 guard cluster?.trackers.contains(segment) != true else { break }  // a tracker: see updateTrackerOwnership()
                 // (No path before any adapter is known: served all the same, the adapter's devices come later.)
-                feed(.serve(segment: segment), core.clusterPath(segment).map { .paths([$0]) } ?? .none, &group)
+                feed(.serve(segment: segment), core.clusterPath(segment).map { .paths([$0]) } ?? .noDevices, &group)
             case .stopServing(let segment):
                 guard cluster?.trackers.contains(segment) != true else { break }
-                feed(.stopServing(segment: segment), .none, &group)
+                feed(.stopServing(segment: segment), .noDevices, &group)
             case .log(let level, let message):
                 logger.log(level: level, "\(message)")
             case .trackerSightings(let bridge, let heard):
@@ -93,7 +89,7 @@ extension Supervisor {
     func clusterHeard(_ path: String, _ group: inout DiscardingTaskGroup) {
         guard let cluster, let address = BluetoothAddress(BlueZDevice.address(fromPath: path)),
               cluster.wants(address: address),
-              let rssi = central.withTree({ $0.properties(path: path, interface: BlueZ.device)?["RSSI"]?.int })
+              let rssi = central.device(path)?.rssi
         else { return }
         clusterStep(.heard(address: address, adapter: BlueZNames.adapterName(of: path), rssi: rssi), &group)
     }

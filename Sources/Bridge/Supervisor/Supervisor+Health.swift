@@ -1,4 +1,5 @@
 import BlueZ
+import BridgeBase
 import BridgeCore
 import RuntimeCore
 
@@ -11,18 +12,15 @@ import Glibc
 extension Supervisor {
     /// The health figures now.
     func healthSnapshot() -> HealthSnapshot {
-        let adapter = central.withTree { $0.properties(path: config.bluetooth.adapterPath, interface: BlueZ.adapter) }
+        let adapter = central.adapters().first { $0.path == config.bluetooth.adapterPath }
         let values = ctx.router.perDevice
-        let nowNs = ValueRouter.nowNs()
-        let devices = ctx.registry.all.map { e -> HealthSnapshot.Device in
-            let snapshot = central.withTree { $0.device(e.path) }
-            let v = values[e.segment]
+        let now = self.now
+        let devices = observedDevices.map { d -> HealthSnapshot.Device in
+            let e = d.entry.record, v = values[e.segment]
             return HealthSnapshot.Device(
-                segment: e.segment, connected: e.connected || (snapshot?.connected ?? false), available: e.available,
-                rssi: snapshot?.rssi.flatMap { $0 == 127 ? nil : $0 }, values: v?.count ?? 0,
-                reconnects: max(0, e.connects - 1),
-                lastValueAge: v.flatMap { $0.lastNs > 0 ? Double(nowNs &- $0.lastNs) / 1e9 : nil }, connection: e.policy.name,
-                adapter: e.adapter)
+                segment: e.segment, connected: d.connected, available: e.available, rssi: d.rssi, values: v?.count ?? 0,
+                reconnects: max(0, e.connects - 1), lastValueAge: v?.last.map { $0.duration(to: now).inSeconds },
+                connection: e.policy.name, adapter: d.entry.adapter)
         }
         // The adapters configured (`all`: those seen so far) and every adapter with a session.
         let slots = ctx.slots.usage(adapters: core.knownAdapters)
@@ -30,7 +28,7 @@ extension Supervisor {
             uptime: Double(core.startedAt.duration(to: now).components.seconds), rssBytes: Self.residentBytes(),
             published: ctx.router.published, dropped: ctx.router.failed, mqttReconnects: max(0, core.brokerConnections - 1),
             bluezAvailable: central.isAvailable, adapter: config.bluetooth.adapter, adapterPresent: adapter != nil,
-            powered: adapter?["Powered"]?.bool ?? false, discovering: adapter?["Discovering"]?.bool ?? false,
+            powered: adapter?.powered ?? false, discovering: adapter?.discovering ?? false,
             devices: devices, slotsMax: slots.values.reduce(0) { $0 + $1.max }, slotsInUse: ctx.slots.inUse,
             slotsWaiting: ctx.slots.waiting.count, adapterSlots: slots)
         snapshot.cluster = cluster?.health

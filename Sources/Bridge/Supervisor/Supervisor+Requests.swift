@@ -7,13 +7,10 @@ extension Supervisor {
     /// `{base}/bridge/devices`: one object per managed device (SPEC §4, §6).
     func devicesPayload() -> [UInt8] {
         var list: [JSONValue] = []
-        for e in ctx.registry.all {
-            let snapshot = central.withTree { $0.device(e.path) }
-            // BlueZ 5.66 does not always signal Connected=true after Connect (seen on the real
-            // stack): the session knows from the Connect reply.
-            let connected = e.connected || (snapshot?.connected ?? false)
+        for d in observedDevices {
+            let e = d.entry.record, snapshot = d.object
             var services: [JSONValue] = []
-            if connected && !e.services.isEmpty {
+            if d.connected && !e.services.isEmpty {
                 services = e.services.map { .string($0) }
             } else {
                 let config = config.device(address: e.address, name: snapshot?.name ?? snapshot?.alias)
@@ -26,13 +23,12 @@ extension Supervisor {
             obj.append("name", .string(e.segment))
             obj.append("address", .string(e.address.description))
             obj.append("address_type", .string(e.addressType))
-            obj.append("connected", .bool(connected))
-            // BlueZ reports 127 for "no valid RSSI" on some controllers.
-            if let rssi = snapshot?.rssi, rssi != 127 { obj.append("rssi", .integer(Int64(rssi))) } else { obj.append("rssi", .null) }
+            obj.append("connected", .bool(d.connected))
+            obj.append("rssi", d.rssi.map { .integer(Int64($0)) } ?? .null)
             obj.append("services", .array(services))
             obj.append("connection", .string(e.policy.name))
             obj.append("available", .bool(e.available))
-            obj.append("adapter", .string(e.adapter))
+            obj.append("adapter", .string(d.entry.adapter))
             obj.append("paired", .bool(snapshot?.paired ?? false))
             obj.append("bonded", .bool(snapshot?.bonded ?? false))
             list.append(.object(obj))
@@ -43,7 +39,7 @@ extension Supervisor {
     /// `{base}/bridge/request/{command}`: the core decides what is done and answered; the
     /// answer goes to `bridge/response/{command}` and the message's v5 Response Topic.
     func handleRequest(_ command: String, _ message: MQTTMessage, _ group: inout DiscardingTaskGroup) {
-        let actions = core.handle(.request(command: command, payload: message.payload), now: now, tree: readTree(.none))
+        let actions = core.handle(.request(command: command, payload: message.payload), now: now, tree: readTree(.noDevices))
         for action in actions {
             if case .respond(let response) = action { respond(response, to: message) } else { perform(action, &group) }
         }
@@ -64,7 +60,7 @@ extension Supervisor {
             data.append("bluez", .bool(bluez))
             data.append("adapter", .bool(adapter))
             data.append("devices", .integer(Int64(entries.count)))
-            data.append("connected", .integer(Int64(entries.filter(\.available).count)))
+            data.append("connected", .integer(Int64(entries.filter(\.record.available).count)))
             data.append("published", .integer(Int64(clamping: ctx.router.published)))
         case .devices:
             data.append("devices", (try? JSONParser.parse(devicesPayload())) ?? .array([]))

@@ -13,7 +13,7 @@ import MQTT
 /// its session and learns what the session did from its reports. Values do not pass through
 /// here (``ValueRouter`` publishes them from the I/O thread).
 final class Supervisor {
-    let ctx: SessionContext
+    let ctx: RuntimeContext
     let mailbox: Mailbox<SupervisorInput>
     var logger: Logger { ctx.logger }
     var config: BridgeConfig { ctx.config }
@@ -39,7 +39,7 @@ final class Supervisor {
     /// Whether this bridge publishes each tracker's presence (cluster: ``updateTrackerOwnership()``).
     var trackersOwned: [String: Bool] = [:]
 
-    init(context: SessionContext, mailbox: Mailbox<SupervisorInput>) {
+    init(context: RuntimeContext, mailbox: Mailbox<SupervisorInput>) {
         ctx = context
         self.mailbox = mailbox
         core = SupervisorCore(config: context.config, now: context.clock.now)
@@ -48,7 +48,7 @@ final class Supervisor {
             broker: context.broker, topics: context.topics, logger: context.logger,
             bridge: HomeAssistantDiscovery.Bridge(config: context.config, version: BridgeCommandLine.version),
             trackers: context.config.trackers)
-        known.stateFile = context.config.stateFile.map { StateFile(path: $0, logger: context.logger) }
+        known.stateFile = context.config.stateFile.map { StateFile(path: $0, clock: context.clock, logger: context.logger) }
         if context.config.cluster.enabled {
             cluster = ClusterCore(
                 settings: ClusterSettings(config: context.config), baseTopic: context.topics.baseTopic,
@@ -91,7 +91,7 @@ final class Supervisor {
             group.addTask {
                 for await event in central.events { mailbox.send(.bluez(event)) }
             }
-            feed(.started(stored: known.all), .none, &group)
+            feed(.started(stored: known.all), .noDevices, &group)
             await central.start()
             if !central.isAvailable {
                 logger.warning("org.bluez is not available on the D-Bus: waiting for BlueZ (bluetoothd)")
@@ -100,7 +100,7 @@ final class Supervisor {
                 switch await mailbox.receive(until: armDeadline(), clock: ctx.clock) {
                 case .input(let input): handle(input, &group)
                 case .deadline: break
-                case .finished: feed(.inboxClosed, .none, &group)
+                case .finished: feed(.inboxClosed, .noDevices, &group)
                 }
                 fireTimers(&group)
             }
@@ -126,7 +126,7 @@ final class Supervisor {
             // Only the sessions' ends matter now (bounded by the core's stop timeout).
             if case .sessionEnded(let path) = input {
                 sessions[path] = nil
-                feed(.sessionEnded(path: path), .none, &group)
+                feed(.sessionEnded(path: path), .noDevices, &group)
             }
             return
         }
@@ -134,7 +134,7 @@ final class Supervisor {
         case .bluez(let event):
             handleBlueZ(event, &group)
         case .brokerConnected:
-            feed(.brokerConnected, .none, &group)
+            feed(.brokerConnected, .noDevices, &group)
             clusterBrokerConnected(&group)
             ctx.presence?.broker(up: true)
         case .brokerDisconnected:
@@ -147,23 +147,23 @@ final class Supervisor {
         case .cluster(let topic, let payload):
             clusterStep(.message(topic, payload: payload), &group)
         case .homeAssistantOnline:
-            feed(.homeAssistantOnline, .none, &group)
+            feed(.homeAssistantOnline, .noDevices, &group)
         case .legacyDiscovery(let topic):
             homeAssistant.clearLegacy(topic: topic)
         case .request(let command, let message):
             handleRequest(command, message, &group)
         case .session(let path, let report):
             switch report {
-            case .availability(let online): feed(.availability(path: path, online), .none, &group)
+            case .availability(let online): feed(.availability(path: path, online), .noDevices, &group)
             case .linkChanged(let up):
-                feed(.linkChanged(path: path, connected: up), .none, &group)
+                feed(.linkChanged(path: path, connected: up), .noDevices, &group)
                 clusterLink(path, up: up, &group)
-            case .connectReturned: feed(.connectReturned(path: path), .none, &group)
-            case .mapped(let mapped): feed(.mapped(path: path, mapped), .none, &group)
+            case .connectReturned: feed(.connectReturned(path: path), .noDevices, &group)
+            case .mapped(let mapped): feed(.mapped(path: path, mapped), .noDevices, &group)
             case .advertised(let advertised):
-                let name = config.homeAssistant.discovery ? central.withTree { t in t.device(path).flatMap(\.localName) } : nil
-                feed(.advertised(path: path, advertised, name: name), .none, &group)
-            case .unreadable(let uuid): feed(.unreadable(path: path, uuid: uuid), .none, &group)
+                let name = config.homeAssistant.discovery ? central.device(path).flatMap(\.localName) : nil
+                feed(.advertised(path: path, advertised, name: name), .noDevices, &group)
+            case .unreadable(let uuid): feed(.unreadable(path: path, uuid: uuid), .noDevices, &group)
             case .paired: perform(.publishDevices(force: false), &group)  // its paired and bonded flags changed
             }
         case .sessionEnded(let path):
@@ -172,25 +172,25 @@ final class Supervisor {
             if cluster != nil { homeAssistant.forget(path: path) }
             feed(.sessionEnded(path: path), .paths([path]), &group)
         case .storedConnectReturned(let path):
-            feed(.storedConnectReturned(path: path), .none, &group)
+            feed(.storedConnectReturned(path: path), .noDevices, &group)
         case .powerFinished(let adapter, let error):
-            feed(.powerFinished(adapter: adapter, error: error.map(BluetoothError.init)), .none, &group)
+            feed(.powerFinished(adapter: adapter, error: error.map(BluetoothError.init)), .noDevices, &group)
         case .discoveryFinished(let adapter, let error):
-            feed(.discoveryFinished(adapter: adapter, error: error.map(BluetoothError.init)), .none, &group)
+            feed(.discoveryFinished(adapter: adapter, error: error.map(BluetoothError.init)), .noDevices, &group)
         case .monitorRegistered(let adapter, let error):
-            feed(.monitorRegistered(adapter: adapter, error: error.map(BluetoothError.init)), .none, &group)
+            feed(.monitorRegistered(adapter: adapter, error: error.map(BluetoothError.init)), .noDevices, &group)
         case .stop:
-            feed(.stop, .none, &group)
+            feed(.stop, .noDevices, &group)
         }
     }
 
     private func handleBlueZ(_ e: BlueZEvent, _ group: inout DiscardingTaskGroup) {
         switch e {
         case .serviceAvailable:
-            logger.info("BlueZ is on the D-Bus; \(central.withTree { $0.objects.count }) objects")
+            logger.info("BlueZ is on the D-Bus; \(central.objectCount) objects")
             feed(.bluezAvailable, .adapters, &group)
         case .serviceLost:
-            feed(.bluezLost, .none, &group)
+            feed(.bluezLost, .noDevices, &group)
         case .interfacesAdded(let path, let ifaces):
             if ifaces.contains(BlueZ.adapter), let name = Self.adapterName(path) { feed(.adapterAdded(name), .adapters, &group) }
             if ifaces.contains(BlueZ.device) {
@@ -200,21 +200,21 @@ final class Supervisor {
             if ifaces.contains(BlueZ.gattService) || ifaces.contains(BlueZ.gattCharacteristic),
                let device = BlueZNames.devicePath(of: path)
             {
-                feed(.gattObjectsChanged(device: device), .none, &group)
+                feed(.gattObjectsChanged(device: device), .noDevices, &group)
             }
         case .interfacesRemoved(let path, let ifaces):
-            if ifaces.contains(BlueZ.adapter), let name = Self.adapterName(path) { feed(.adapterRemoved(name), .none, &group) }
-            if ifaces.contains(BlueZ.device) { feed(.deviceRemoved(path: path), .none, &group) }
+            if ifaces.contains(BlueZ.adapter), let name = Self.adapterName(path) { feed(.adapterRemoved(name), .noDevices, &group) }
+            if ifaces.contains(BlueZ.device) { feed(.deviceRemoved(path: path), .noDevices, &group) }
         case .notificationsReleased(let characteristic):
-            feed(.notificationsReleased(characteristic: characteristic), .none, &group)
+            feed(.notificationsReleased(characteristic: characteristic), .noDevices, &group)
         case .propertiesChanged(let path, let iface, let changed):
             switch iface {
             case BlueZ.adapter:
                 if let name = Self.adapterName(path) {
-                    feed(.adapterChanged(name, changed), changed.contains("Powered") ? .adapters : .none, &group)
+                    feed(.adapterChanged(name, changed), changed.contains("Powered") ? .adapters : .noDevices, &group)
                 }
             case BlueZ.device:
-                feed(.deviceChanged(path: path, changed), core.needsSnapshot(path: path, changed: changed) ? .paths([path]) : .none, &group)
+                feed(.deviceChanged(path: path, changed), core.needsSnapshot(path: path, changed: changed) ? .paths([path]) : .noDevices, &group)
                 if changed.contains("RSSI") { clusterHeard(path, &group) }
             default:
                 break
@@ -226,7 +226,8 @@ final class Supervisor {
 
     /// Which device objects an input needs read.
     enum DeviceScope {
-        case none
+        /// No device object (the adapters only).
+        case noDevices
         /// These device objects (with, when several adapters are in use, the same address's objects on the others).
         case paths([String])
         /// Every device of the adapters in use.
@@ -240,47 +241,40 @@ final class Supervisor {
         for action in actions { perform(action, &group) }
     }
 
-    /// `hci1` for `/org/bluez/hci1`; nil for any other path.
+    /// `hci1` for the adapter object `/org/bluez/hci1`; nil for any other path (a device's among them).
     static func adapterName(_ path: String) -> String? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count == 3, parts[0] == "org", parts[1] == "bluez" else { return nil }
-        return String(parts[2])
+        let name = BlueZNames.adapterName(of: path)
+        return BlueZNames.adapterPath(name) == path ? name : nil
     }
 
     func readTree(_ scope: DeviceScope) -> SupervisorCore.Tree {
-        let available = central.isAvailable, several = core.severalAdapters
-        var tree = central.withTree { t in
-            var adapters: [String: SupervisorCore.Tree.Adapter] = [:]
-            for path in t.paths(with: BlueZ.adapter) {
-                guard let name = Self.adapterName(path), let props = t.properties(path: path, interface: BlueZ.adapter)
-                else { continue }
-                adapters[name] = SupervisorCore.Tree.Adapter(
-                    powered: props["Powered"]?.bool == true, discovering: props["Discovering"]?.bool == true,
-                    address: props["Address"]?.string,
-                    offersMonitor: t.properties(path: path, interface: BlueZ.advertisementMonitorManager) != nil)
-            }
-            var tree = SupervisorCore.Tree(bluezAvailable: available, adapters: adapters)
-            let inUse = core.adaptersInUse(tree)
-            switch scope {
-            case .none:
-                break
-            case .paths(let paths):
-                var wanted = paths
-                if several {
-                    // The same address's objects on the other adapters: where else the device is heard.
-                    for path in paths {
-                        let address = BlueZDevice.address(fromPath: path)
-                        guard !address.isEmpty else { continue }
-                        wanted += inUse.map { BlueZ.devicePath(adapter: BlueZNames.adapterPath($0), address: address) }
-                    }
-                }
-                for path in wanted where tree.devices[path] == nil { tree.devices[path] = t.device(path).map(DeviceSnapshot.init) }
-            case .adapters:
-                for name in inUse {
-                    for dev in t.devices(adapter: BlueZNames.adapterPath(name)) { tree.devices[dev.path] = DeviceSnapshot(dev) }
+        let several = core.severalAdapters
+        var adapters: [String: SupervisorCore.Tree.Adapter] = [:]
+        for a in central.adapters() {
+            guard let name = Self.adapterName(a.path) else { continue }
+            adapters[name] = SupervisorCore.Tree.Adapter(
+                powered: a.powered, discovering: a.discovering, address: a.address, offersMonitor: a.offersMonitor)
+        }
+        var tree = SupervisorCore.Tree(bluezAvailable: central.isAvailable, adapters: adapters)
+        let inUse = core.adaptersInUse(tree)
+        switch scope {
+        case .noDevices:
+            break
+        case .paths(let paths):
+            var wanted = paths
+            if several {
+                // The same address's objects on the other adapters: where else the device is heard.
+                for path in paths {
+                    let address = BlueZNames.address(fromDevicePath: path)
+                    guard !address.isEmpty else { continue }
+                    wanted += inUse.map { BlueZNames.devicePath(adapterName: $0, address: address) }
                 }
             }
-            return tree
+            for path in wanted where tree.devices[path] == nil { tree.devices[path] = central.device(path).map(DeviceSnapshot.init) }
+        case .adapters:
+            for name in inUse {
+                for dev in central.devices(adapter: BlueZNames.adapterPath(name)) { tree.devices[dev.path] = DeviceSnapshot(dev) }
+            }
         }
         if several {
             for name in core.knownAdapters { tree.freeSlots[name] = ctx.slots.free(on: name) }

@@ -1,9 +1,17 @@
 import BridgeBase
 
-/// The clock the runtime waits on: real time in the bridge, a fake in tests.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The runtime's one source of time: the monotonic clock it measures and waits on, and the wall
+/// clock it stamps payloads with (SPEC §10's `since` and `t`); real time in the bridge, a fake in
+/// tests. No other part of the runtime reads a clock (`RuntimeIdleInvariantTests`).
 public protocol BridgeClock: Sendable {
-    /// Now.
+    /// Now, on the monotonic clock.
     var now: BridgeInstant { get }
+    /// Now on the wall clock: whole seconds since 1970-01-01 UTC.
+    var unixTime: Int64 { get }
     /// Suspends until `deadline`; throws `CancellationError` when the task is cancelled.
     func sleep(until deadline: BridgeInstant) async throws
 }
@@ -15,7 +23,7 @@ extension BridgeClock {
     }
 }
 
-/// Real monotonic time (`ContinuousClock`).
+/// Real time: monotonic (`ContinuousClock`) and wall (`time(2)`).
 public struct LiveClock: BridgeClock {
     private let origin: ContinuousClock.Instant
 
@@ -23,6 +31,8 @@ public struct LiveClock: BridgeClock {
     public init() { origin = ContinuousClock.now }
 
     public var now: BridgeInstant { BridgeInstant(offset: origin.duration(to: ContinuousClock.now)) }
+
+    public var unixTime: Int64 { Int64(time(nil)) }
 
     public func sleep(until deadline: BridgeInstant) async throws {
         try await ContinuousClock().sleep(until: origin.advanced(by: deadline.offset), tolerance: .milliseconds(1))

@@ -2,7 +2,7 @@
 ///
 /// The runtime feeds it events (BlueZ signals, method replies, timer ticks)
 /// with the current time and performs the actions it returns. Time is any
-/// `InstantProtocol` (the runtime uses `ContinuousClock.Instant`, tests a fake).
+/// `InstantProtocol` (the runtime uses `BridgeInstant`, tests a fake).
 ///
 /// ```
 /// idle ──discovered/connectRequested──▶ connecting ──connectSucceeded──▶ resolving

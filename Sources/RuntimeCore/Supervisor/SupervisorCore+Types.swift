@@ -2,7 +2,7 @@ import BridgeCore
 import Logging
 
 extension SupervisorCore {
-    /// What the executor read of BlueZ's object tree for one input (under one `withTree`).
+    /// What the executor read of BlueZ's object tree for one input (its `BluetoothCentral` seam's reads).
     package struct Tree: Sendable, Equatable {
         /// Whether `org.bluez` is on the bus and its tree is loaded.
         package var bluezAvailable: Bool

@@ -7,7 +7,7 @@ import Synchronization
 
 /// An in-memory BlueZ: an object tree the test builds, calls that are recorded (with the fake
 /// clock's time) and answered as the test says: at once, held until released, or failing.
-final class FakeCentral: BluetoothCentral {
+final class FakeCentral: ObjectTreeCentral {
     /// One recorded call.
     struct Call: Sendable, CustomStringConvertible {
         var method: String

@@ -3,7 +3,8 @@ import Synchronization
 
 @testable import Bridge
 
-/// A clock that moves only when a test advances it.
+/// A clock that moves only when a test advances it; its wall clock moves with it (from
+/// ``wallOrigin`` at its start).
 ///
 /// Its sleepers are the runtime's parked timers: ``nextDeadline`` is the earliest, which
 /// `RuntimeHarness.advance` moves to, one due deadline after the other, letting the runtime
@@ -30,6 +31,12 @@ final class FakeClock: BridgeClock {
     }
 
     var now: BridgeInstant { state.withLock { $0.now } }
+
+    /// The wall clock (seconds since 1970) when ``now`` was 1000 s: 2026-01-01 00:00:00 UTC.
+    static let wallOrigin: Int64 = 1_767_225_600
+
+    /// Whole seconds since 1970 on the fake wall clock: it moves with ``now``.
+    var unixTime: Int64 { Self.wallOrigin + now.offset.components.seconds - 1000 }
 
     /// Tasks sleeping now (parked timers).
     var sleeperCount: Int { state.withLock { $0.sleepers.count } }

@@ -4,15 +4,16 @@ import RuntimeCore
 import Logging
 import MQTT
 
-/// What the runtime wires together for the supervisor: configuration, the BlueZ and MQTT seams, the
-/// value router, the registry, the connection slots, the clock and the supervisor's inbox.
+/// The runtime's context: what ``Runtime`` wires together for the supervisor (configuration, the
+/// BlueZ and MQTT seams, the value router, the registry, the connection slots, the clock and the
+/// supervisor's inbox).
 ///
-/// Only the ``Supervisor`` holds it (it uses nearly every field: it wires the sessions, answers
+/// Only the ``Supervisor`` keeps it (it uses nearly every field: it wires the sessions, answers
 /// health with the router's and the slots' figures, writes the registry). A session is given
 /// what it needs: the pure configuration of its ``SessionCore`` (``SessionCore/Configuration``)
 /// and the seams its executor acts on (``SessionIO``); an ``AdvertisementSession`` the seams,
 /// the topics and a logger. No session writes the registry (the supervisor records their reports).
-struct SessionContext: Sendable {
+struct RuntimeContext: Sendable {
     var config: BridgeConfig
     var topics: TopicMapper
     var central: any BluetoothCentral
@@ -36,25 +37,11 @@ struct SessionContext: Sendable {
     var pairingHolds = PairingHolds()
 }
 
-extension SessionContext {
+extension RuntimeContext {
     /// The seams a session's executor acts on.
     var io: SessionIO {
         SessionIO(
             central: central, broker: broker, router: router, slots: slots, clock: clock, supervisor: supervisor,
             responder: responder, pairingHolds: pairingHolds)
     }
-}
-
-/// The seams a session's executor acts on: BlueZ calls, publishing, routes, slots, the clock
-/// it waits on, the supervisor's inbox and the command responder.
-struct SessionIO: Sendable {
-    var central: any BluetoothCentral
-    var broker: any MessageBroker
-    var router: ValueRouter
-    var slots: SlotPool
-    var clock: any BridgeClock
-    var supervisor: Mailbox<SupervisorInput>
-    var responder: CommandResponder
-    /// Where a session records its device's pairing retry schedule.
-    var pairingHolds: PairingHolds
 }
