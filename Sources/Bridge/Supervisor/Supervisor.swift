@@ -71,16 +71,12 @@ final class Supervisor {
     func run() async {
         central.setValueHandler { [router = ctx.router] path, value in router.handle(path: path, value: value) }
         if core.listensToAdvertisements {
-            // An RSSI or advertisement-data report of any other device concerns the supervisor only for the
-            // cluster's sightings, the adapter placement, and `advertisements: decodable` (data that may now decode):
-            // otherwise it is a sign of life of the scan and nothing else, kept off the supervisor's loop (with
-            // trackers among 200 advertisers that is a task hop per advertisement saved).
-            let quiet = cluster == nil && !core.severalAdapters
-            let decodable = config.bluetooth.advertisements == .decodable
+            // The core decides which other reports reach this loop (``SupervisorCore/AdvertisementFilter``).
+            let filter = core.advertisementFilter
             central.setAdvertisementHandler { [router = ctx.advertisements, presence = ctx.presence] ad in
                 presence?.handle(ad)
                 if router.handle(ad) { return true }
-                guard quiet, !(decodable && ad.dataChanged) else { return false }
+                guard !filter.forwards(dataChanged: ad.dataChanged) else { return false }
                 router.noteScanAlive()
                 return true
             }
