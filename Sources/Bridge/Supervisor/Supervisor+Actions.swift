@@ -93,8 +93,8 @@ extension Supervisor {
                 }
             }
 
-        case .clusterWant(let segment, let address, let service):
-            clusterStep(.want(segment: segment, address: address, service: service), &group)
+        case .publishRetained, .subscribeClusterTopics, .commandRoles, .trackerOwnership, .trackerSightings, .bridgeGone:
+            performCluster(action)
         case .startSession(let plan):
             startSession(plan, &group)
         case .send(let path, let signal):

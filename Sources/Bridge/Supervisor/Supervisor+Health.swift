@@ -31,7 +31,7 @@ extension Supervisor {
             powered: adapter?.powered ?? false, discovering: adapter?.discovering ?? false,
             devices: devices, slotsMax: slots.values.reduce(0) { $0 + $1.max }, slotsInUse: ctx.slots.inUse,
             slotsWaiting: ctx.slots.waiting.count, adapterSlots: slots)
-        snapshot.cluster = cluster?.health
+        snapshot.cluster = core.cluster?.health
         return snapshot
     }
 

@@ -28,16 +28,6 @@ final class Supervisor {
     var homeAssistant: HomeAssistantPublisher
     /// The core finished the shutdown.
     var done = false
-    /// With `cluster.enabled`: this bridge's part of the cluster (SPEC §10).
-    var cluster: ClusterCore?
-    /// The command roles last handed to intake.
-    var lastRoles = CommandRoles()
-    /// When the cluster's next tick is due (``armDeadline()``).
-    var clusterTickAt: BridgeInstant?
-    /// Served advertisement devices: when their last advertisement was told to the cluster.
-    var advertisementsHeard: [String: BridgeInstant] = [:]
-    /// Whether this bridge publishes each tracker's presence (cluster: ``updateTrackerOwnership()``).
-    var trackersOwned: [String: Bool] = [:]
 
     init(context: RuntimeContext, mailbox: Mailbox<SupervisorInput>) {
         ctx = context
@@ -50,19 +40,15 @@ final class Supervisor {
             trackers: context.config.trackers)
         known.stateFile = context.config.stateFile.map { StateFile(path: $0, clock: context.clock, logger: context.logger) }
         if context.config.cluster.enabled {
-            cluster = ClusterCore(
-                settings: ClusterSettings(config: context.config), baseTopic: context.topics.baseTopic,
-                trackers: Set(context.config.trackers.map(\.name)))
+            // Until the cluster says this bridge publishes a tracker, another does (its config names that bridge).
             homeAssistant.trackersServedElsewhere = Set(context.config.trackers.map(\.name))
         }
     }
 
-    /// The earliest deadline of the supervisor's core and the cluster's; the cluster's is kept in ``clusterTickAt``
-    /// (the cluster gives the next deadline *after* now: once it is due, only the kept one says so).
+    /// The earliest deadline of the supervisor's core (the cluster's included) and of the presence timers.
     func armDeadline() -> BridgeInstant? {
-        clusterTickAt = core.stopping ? nil : cluster?.nextDeadline(after: now)
         let presenceAt = core.stopping ? nil : ctx.presence?.deadline
-        return [core.nextDeadline, clusterTickAt, presenceAt].compactMap { $0 }.min()
+        return [core.nextDeadline, presenceAt].compactMap { $0 }.min()
     }
 
     // MARK: Loop
@@ -108,11 +94,9 @@ final class Supervisor {
     private func fireTimers(_ group: inout DiscardingTaskGroup) {
         let now = self.now
         if let at = core.nextDeadline, at <= now {
-            feed(.tick(lastAdvertisement: ctx.advertisements.lastAdvertisement), .paths(core.pathsNeeded(at: now)), &group)
-        }
-        if !core.stopping, let at = clusterTickAt, at <= now {
-            clusterTickAt = nil
-            clusterTick(&group)
+            feed(
+                .tick(lastAdvertisement: ctx.advertisements.lastAdvertisement, advertisers: advertisers()),
+                .paths(core.pathsNeeded(at: now)), &group)
         }
         if !core.stopping, let presence = ctx.presence, let at = presence.deadline, at <= now { presence.tick() }
     }
@@ -131,17 +115,18 @@ final class Supervisor {
             handleBlueZ(event, &group)
         case .brokerConnected:
             feed(.brokerConnected, .noDevices, &group)
-            clusterBrokerConnected(&group)
             ctx.presence?.broker(up: true)
         case .brokerDisconnected:
-            clusterStep(.brokerDisconnected, &group)
+            feed(.brokerDisconnected, .noDevices, &group)
             ctx.presence?.broker(up: false)
         case .presence:
             break  // the loop waits for the new deadline
         case .trackerHeard(let name, let address, let path, let rssi):
-            clusterStep(.trackerHeard(segment: name, address: address, adapter: BlueZNames.adapterName(of: path), rssi: rssi), &group)
+            feed(
+                .trackerHeard(segment: name, address: address, adapter: BlueZNames.adapterName(of: path), rssi: rssi),
+                .noDevices, &group)
         case .cluster(let topic, let payload):
-            clusterStep(.message(topic, payload: payload), &group)
+            feed(.clusterMessage(topic, payload: payload), .noDevices, &group)
         case .homeAssistantOnline:
             feed(.homeAssistantOnline, .noDevices, &group)
         case .legacyDiscovery(let topic):
@@ -153,7 +138,6 @@ final class Supervisor {
             case .availability(let online): feed(.availability(path: path, online), .noDevices, &group)
             case .linkChanged(let up):
                 feed(.linkChanged(path: path, connected: up), .noDevices, &group)
-                clusterLink(path, up: up, &group)
             case .connectReturned: feed(.connectReturned(path: path), .noDevices, &group)
             case .mapped(let mapped): feed(.mapped(path: path, mapped), .noDevices, &group)
             case .advertised(let advertised):
@@ -164,8 +148,7 @@ final class Supervisor {
             }
         case .sessionEnded(let path):
             sessions[path] = nil
-            clusterLink(path, up: false, &group)
-            if cluster != nil { homeAssistant.forget(path: path) }
+            if core.cluster != nil { homeAssistant.forget(path: path) }
             feed(.sessionEnded(path: path), .paths([path]), &group)
         case .storedConnectReturned(let path):
             feed(.storedConnectReturned(path: path), .noDevices, &group)
@@ -191,7 +174,6 @@ final class Supervisor {
             if ifaces.contains(BlueZ.adapter), let name = Self.adapterName(path) { feed(.adapterAdded(name), .adapters, &group) }
             if ifaces.contains(BlueZ.device) {
                 feed(.deviceAdded(path: path), .paths([path]), &group)
-                clusterHeard(path, &group)
             }
             if ifaces.contains(BlueZ.gattService) || ifaces.contains(BlueZ.gattCharacteristic),
                let device = BlueZNames.devicePath(of: path)
@@ -211,7 +193,6 @@ final class Supervisor {
                 }
             case BlueZ.device:
                 feed(.deviceChanged(path: path, changed), core.needsSnapshot(path: path, changed: changed) ? .paths([path]) : .noDevices, &group)
-                if changed.contains("RSSI") { clusterHeard(path, &group) }
             default:
                 break
             }
@@ -233,7 +214,7 @@ final class Supervisor {
     /// Reads the tree, feeds one input to the core and performs its actions.
     func feed(_ event: SupervisorCore.Event, _ scope: DeviceScope, _ group: inout DiscardingTaskGroup) {
         let tree = readTree(scope)
-        let actions = core.handle(event, now: now, tree: tree)
+        let actions = core.handle(event, now: now, tree: tree, unixTime: ctx.clock.unixTime)
         for action in actions { perform(action, &group) }
     }
 
@@ -272,7 +253,7 @@ final class Supervisor {
                 for dev in central.devices(adapter: BlueZNames.adapterPath(name)) { tree.devices[dev.path] = DeviceSnapshot(dev) }
             }
         }
-        if several {
+        if several || core.cluster != nil {
             for name in core.knownAdapters { tree.freeSlots[name] = ctx.slots.free(on: name) }
         }
         return tree

@@ -4,7 +4,8 @@ import Logging
 /// This bridge's part of a cluster (SPEC §10), as a pure state machine: the owner choice (``OwnershipCore``) and
 /// this bridge's sightings (``SightingsBook``) behind one ``handle(_:now:unixTime:)``, with the topics and payloads
 /// of the broker. Inputs in (the cluster topics received, what the radios hear, the links, the free slots, the
-/// time), ``Action``s out (publish, serve, stop serving); no I/O, no clock: ``Supervisor`` executes the actions.
+/// time), ``Action``s out (publish, serve, stop serving); no I/O, no clock: ``SupervisorCore`` steps it and decides
+/// on its actions in the same step.
 ///
 /// Each sightings payload this bridge publishes is also fed to its own ``OwnershipCore`` at once (its echo from the
 /// broker is ignored), so the decisions never wait for a round trip to the broker about this bridge's own radios.
@@ -73,6 +74,18 @@ package struct ClusterCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// Who handles a `/set` or `/get` of the device (rule 1).
     package func commandRole(for segment: String) -> ClusterCommandRole { ownership.commandRole(for: segment) }
 
+    /// Wants a device without a step (the caller steps the cluster with a ``Event/tick`` before it hands out what
+    /// it decided): the line for the log when it was not wanted yet, else nil.
+    package mutating func want(_ segment: String, address: BluetoothAddress, service: ClusterService) -> Action? {
+        guard ownership.wanted[segment] == nil else { return nil }
+        sightings.want(segment, address: address)
+        ownership.want(segment, service)
+        return .log(.debug, "cluster: \(segment) (\(address)) is wanted [\(service == .link ? "link" : "listen")]")
+    }
+
+    /// The address of a wanted device (a tracker's latest).
+    package func address(of segment: String) -> BluetoothAddress? { sightings.wanted[segment] }
+
     /// The bridge that owns the device, if online (for logs and the command answers).
     package func owner(of segment: String) -> String? { ownership.effectiveOwner(of: segment)?.bridge }
 
@@ -95,10 +108,8 @@ package struct ClusterCore<Instant: InstantProtocol>: Sendable where Instant.Dur
             guard let event = decode(topic, payload, &out) else { break }
             ownershipStep(event, now: now, unixTime: unixTime, &out)
         case .want(let segment, let address, let service):
-            guard ownership.wanted[segment] == nil else { break }
-            out.append(.log(.debug, "cluster: \(segment) (\(address)) is wanted [\(service == .link ? "link" : "listen")]"))
-            sightings.want(segment, address: address)
-            ownership.want(segment, service)
+            guard let line = want(segment, address: address, service: service) else { break }
+            out.append(line)
             ownershipStep(.tick, now: now, unixTime: unixTime, &out)
         case .heard(let address, let adapter, let rssi):
             sightingsStep(.heard(address: address, adapter: adapter, rssi: rssi), now: now, unixTime: unixTime, &out)

@@ -139,7 +139,7 @@ extension SupervisorCore {
         // With an active monitor, advertisement devices need no scan.
         let passive = radios[name]?.discovery.monitor == .active
         // A cluster member keeps hearing the devices other bridges own: its sightings must stay current.
-        if clusterGate != nil { return true }
+        if cluster != nil { return true }
         // Trackers are heard only by an active scan: phones and tags match no monitor pattern.
         if !config.bluetooth.services.isEmpty || !config.trackers.isEmpty || (listensToAdvertisements && !passive) {
             return true

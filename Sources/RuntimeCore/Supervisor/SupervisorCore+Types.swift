@@ -95,10 +95,12 @@ extension SupervisorCore {
         case sessionEnded(path: String)
         /// `ConnectDevice` of a stored peripheral returned.
         case storedConnectReturned(path: String)
-        /// The cluster lets this bridge serve the device (the tree data holds the device's objects).
-        case serve(segment: String)
-        /// The cluster takes the device from this bridge.
-        case stopServing(segment: String)
+        /// The broker connection was lost (the cluster stops serving everything).
+        case brokerDisconnected
+        /// A message on a cluster topic (SPEC §10): a bridge's state or sightings, a device's owner.
+        case clusterMessage(ClusterTopic, payload: [UInt8])
+        /// An adapter of this bridge heard a tracker (SPEC §12) at `address`.
+        case trackerHeard(segment: String, address: BluetoothAddress, adapter: String, rssi: Int)
         /// Powering an adapter on returned.
         case powerFinished(adapter: String, error: BluetoothError?)
         /// `SetDiscoveryFilter` + `StartDiscovery` (or the watchdog's restart) on an adapter returned.
@@ -107,7 +109,9 @@ extension SupervisorCore {
         case monitorRegistered(adapter: String, error: BluetoothError?)
         /// Time passed (``SupervisorCore/nextDeadline`` is due); `lastAdvertisement`: the last
         /// advertisement the advertisement router saw.
-        case tick(lastAdvertisement: Instant?)
+        /// `advertisers`: with a cluster, the last advertisement of each advertisement device (by path) as the
+        /// advertisement router saw it.
+        case tick(lastAdvertisement: Instant?, advertisers: [String: Advertiser] = [:])
         /// Shut down: publish `offline`, stop every session (bounded), stop the scan.
         case stop
         /// The inbox was closed: shut down without waiting for the sessions.
@@ -179,8 +183,18 @@ extension SupervisorCore {
         /// `Disconnect`, then `RemoveDevice` (errors ignored), nothing reported.
         case removeDevice(path: String)
 
-        /// Tell the cluster that the configuration wants this device (``ClusterCore/Event/want(segment:address:service:)``).
-        case clusterWant(segment: String, address: BluetoothAddress, service: ClusterService)
+        /// Publish a retained message (QoS 1) of the cluster; an empty payload deletes the retained topic.
+        case publishRetained(topic: String, payload: [UInt8])
+        /// Subscribe the cluster topics again (their retained messages follow).
+        case subscribeClusterTopics
+        /// Hand command intake who handles each device's commands (SPEC §10 rule 1).
+        case commandRoles(CommandRoles)
+        /// Whether this bridge publishes a tracker's presence (SPEC §12; its Home Assistant config follows).
+        case trackerOwnership(tracker: String, owned: Bool)
+        /// Another bridge's sightings named these trackers (for the presence's room between bridges).
+        case trackerSightings(bridge: String, [String: RemoteSighting])
+        /// Another bridge went offline: its tracker reports no longer count.
+        case bridgeGone(bridge: String)
         /// Create the session (and its registry entry); report ``Event/sessionEnded(path:)`` when its loop ends.
         case startSession(SessionPlan)
         /// Tell a session something.

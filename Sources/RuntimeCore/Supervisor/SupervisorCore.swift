@@ -1,10 +1,11 @@
 import BridgeCore
 import Logging
 
-/// The supervisor's decisions, as a pure state machine: ``handle(_:now:tree:)`` takes one input
+/// The supervisor's decisions, as a pure state machine: ``handle(_:now:tree:unixTime:)`` takes one input
 /// (with the time and what the executor read of BlueZ's tree) and returns the actions to
 /// perform, in order. No I/O, no tasks, no clock: ``Supervisor`` executes the actions and
-/// feeds the results of its BlueZ calls back as inputs.
+/// feeds the results of its BlueZ calls back as inputs. With `cluster.enabled` it steps this bridge's
+/// ``ClusterCore`` itself (``SupervisorCore+Cluster``): one owner of the cluster's decisions.
 ///
 /// It decides, for every adapter in use (`bluetooth.adapters`, SPEC §10): powering it on; its scan
 /// (start, stop, retry after `InProgress`, held while stored peripherals connect, its filter, passive
@@ -62,8 +63,18 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
     package private(set) var homeAssistant = HomeAssistantSchedule()
     /// The last `{base}/bridge/devices` payload published.
     package var lastDevicesPayload: [UInt8] = []
-    /// With `cluster.enabled`: which wanted devices this bridge may serve (``ClusterGate``).
-    package var clusterGate: ClusterGate?
+    /// With `cluster.enabled`: this bridge's part of the cluster (``SupervisorCore+Cluster``).
+    package var cluster: ClusterCore<Instant>?
+    /// When the cluster's next tick is due (kept once due until the tick: the cluster gives deadlines after now).
+    package private(set) var clusterTickAt: Instant?
+    /// Served devices whose objects the input that served them did not hold: served at an immediate tick.
+    package var servedAwaitingObjects: Set<String> = []
+    /// Served advertisement devices: their last advertisement told to the cluster.
+    package var advertisersHeard: [String: Instant] = [:]
+    /// The command roles last handed to intake.
+    package var lastRoles = CommandRoles()
+    /// Whether this bridge publishes each tracker's presence (cluster: ``SupervisorCore+Cluster``).
+    package var trackersOwned: [String: Bool] = [:]
     /// The advertisement families `advertisements: decodable` asks (``AdvertisementDecoder/families``;
     /// tests add their own): the supervisor sets the advertisement router's.
     package var families: [any AdvertisementFamily.Type] = AdvertisementDecoder.families
@@ -80,7 +91,11 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         remembers = config.stateFile != nil
         startedAt = now
         placement = AdapterPlacement(rule: config.cluster.switchRule)
-        if config.cluster.enabled { clusterGate = ClusterGate() }
+        if config.cluster.enabled {
+            cluster = ClusterCore(
+                settings: ClusterSettings(config: config), baseTopic: topics.baseTopic,
+                trackers: Set(config.trackers.map(\.name)))
+        }
     }
 
     /// The earliest time the core wants a ``Event/tick(lastAdvertisement:)``.
@@ -91,6 +106,9 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             deadlines += [radio.discovery.retryAt, radio.discovery.watchdogAt, radio.discovery.heldUntil]
         }
         if severalAdapters { deadlines += [placement.nextDeadline, placingAt.values.min()] }
+        deadlines.append(clusterTickAt)
+        // Served devices waiting for their objects: at once.
+        if !servedAwaitingObjects.isEmpty { deadlines.append(startedAt) }
         return deadlines.compactMap { $0 }.min()
     }
 
@@ -104,7 +122,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         for address in placingAt.filter({ $0.value <= now }).keys.sorted() {
             paths += knownAdapters.map { BlueZNames.devicePath(adapterName: $0, address: address) }
         }
-        return paths
+        return paths + clusterPathsNeeded
     }
 
     /// Whether a ``Event/deviceChanged(path:_:)`` with these property names needs the device's snapshot.
@@ -114,6 +132,8 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
                 && (changed.contains("ServiceData") || changed.contains("ManufacturerData")))
             // Several adapters: a device with a session heard elsewhere may move (SPEC §10).
             || (severalAdapters && changed.contains("RSSI") && sessionOf[BlueZNames.address(fromDevicePath: path)] != nil)
+            // A cluster member reports what it hears of the wanted devices.
+            || (changed.contains("RSSI") && clusterHears(path: path))
     }
 
     /// The managed device with this segment or address (`bridge/request/forget`, `reconnect`).
@@ -135,15 +155,30 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
 
     // MARK: Inputs
 
-    /// Handles one input at `now`, with what the executor read of the tree, and returns the
-    /// actions to perform, in order.
-    package mutating func handle(_ event: Event, now: Instant, tree: Tree) -> [Action] {
+    /// Handles one input at `now` (`unixTime`: the wall clock, for the cluster's payloads), with what the executor
+    /// read of the tree, and returns the actions to perform, in order.
+    package mutating func handle(_ event: Event, now: Instant, tree: Tree, unixTime: Int64 = 0) -> [Action] {
         var out: [Action] = []
         if stopping {
             handleWhileStopping(event, now: now, &out)
             return out
         }
         bluezAvailable = tree.bluezAvailable
+        let wanted = cluster?.ownership.wanted.count ?? 0
+        handle(event, now: now, tree: tree, unixTime: unixTime, &out)
+        if let cluster, !stopping {
+            // Devices wanted during this input: one cluster step decides on them.
+            if cluster.ownership.wanted.count != wanted {
+                clusterStep(.tick, now: now, unixTime: unixTime, tree: tree, &out)
+            }
+            if clusterTickAt.map({ $0 > now }) ?? true { clusterTickAt = self.cluster?.nextDeadline(after: now) }
+        } else if stopping {
+            clusterTickAt = nil
+        }
+        return out
+    }
+
+    private mutating func handle(_ event: Event, now: Instant, tree: Tree, unixTime: Int64, _ out: inout [Action]) {
         switch event {
         case .started(let peripherals):
             for p in peripherals where storedAddresses.insert(p.address).inserted {
@@ -170,6 +205,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         case .deviceAdded(let path):
             radios[BlueZNames.adapterName(of: path)]?.discovery.lastAdvertisement = now
             consider(path, now: now, tree: tree, &out)
+            clusterHeard(path, now: now, unixTime: unixTime, tree: tree, &out)
         case .deviceRemoved(let path):
             deviceRemoved(path, now: now, &out)
         case .deviceChanged(let path, let changed):
@@ -177,6 +213,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             if severalAdapters && changed.contains("RSSI") {
                 review(BlueZNames.address(fromDevicePath: path), now: now, tree: tree, &out)
             }
+            if changed.contains("RSSI") { clusterHeard(path, now: now, unixTime: unixTime, tree: tree, &out) }
         case .gattObjectsChanged(let device):
             if sessions.contains(device) { out.append(.send(path: device, .gattObjectsChanged)) }
         case .notificationsReleased(let characteristic):
@@ -185,6 +222,15 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             }
         case .brokerConnected:
             brokerConnected(now: now, &out)
+            clusterBrokerConnected(now: now, unixTime: unixTime, tree: tree, &out)
+        case .brokerDisconnected:
+            clusterStep(.brokerDisconnected, now: now, unixTime: unixTime, tree: tree, &out)
+        case .clusterMessage(let topic, let payload):
+            clusterStep(.message(topic, payload: payload), now: now, unixTime: unixTime, tree: tree, &out)
+        case .trackerHeard(let segment, let address, let adapter, let rssi):
+            clusterStep(
+                .trackerHeard(segment: segment, address: address, adapter: adapter, rssi: rssi), now: now,
+                unixTime: unixTime, tree: tree, &out)
         case .homeAssistantOnline:
             homeAssistantRepublish(reason: "Home Assistant is online", now: now, &out)
         case .homeAssistantSent(let segments):
@@ -195,7 +241,11 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             devicesListed(payload, force: force, &out)
         case .availability, .linkChanged, .connectReturned, .mapped, .advertised, .unreadable:
             report(event, now: now, tree: tree, &out)
+            if case .linkChanged(let path, let up) = event {
+                clusterLink(path, up: up, now: now, unixTime: unixTime, tree: tree, &out)
+            }
         case .sessionEnded(let path):
+            clusterLink(path, up: false, now: now, unixTime: unixTime, tree: tree, &out)
             sessionEnded(path)
             out.append(.log(.debug, "the session of \(path) ended"))
             if let record = devices.removeValue(forKey: path) {
@@ -206,10 +256,6 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             // The device object may be back already (removed and found again while it ended), or the device
             // moves to another adapter.
             reconsider(path, now: now, tree: tree, &out)
-        case .serve(let segment):
-            serve(segment, now: now, tree: tree, &out)
-        case .stopServing(let segment):
-            stopServing(segment, &out)
         case .storedConnectReturned(let path):
             if connectingStored[BlueZNames.address(fromDevicePath: path)] == path {
                 connectingStored[BlueZNames.address(fromDevicePath: path)] = nil
@@ -222,8 +268,13 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             discoveryFinished(name, error, now: now, tree: tree, &out)
         case .monitorRegistered(let name, let error):
             monitorRegistered(name, error, now: now, tree: tree, &out)
-        case .tick(let lastAdvertisement):
+        case .tick(let lastAdvertisement, let advertisers):
             tick(now: now, tree: tree, lastAdvertisement: lastAdvertisement, &out)
+            serveAwaiting(now: now, tree: tree, &out)
+            if let at = clusterTickAt, at <= now {
+                clusterTickAt = nil
+                clusterTick(advertisers: advertisers, now: now, unixTime: unixTime, tree: tree, &out)
+            }
         case .stop:
             beginShutdown(now: now, &out)
             if sessions.isEmpty { finish(&out) }
@@ -231,7 +282,6 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             beginShutdown(now: now, &out)
             giveUp(&out)
         }
-        return out
     }
 
     private mutating func tick(now: Instant, tree: Tree, lastAdvertisement: Instant?, _ out: inout [Action]) {
