@@ -45,7 +45,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
     /// Devices whose placement window is over: placed where they are heard now.
     package var placeOpen: Set<String> = []
     /// The managed devices (the registry's content).
-    package private(set) var devices: [String: DeviceRecord] = [:]
+    package internal(set) var devices: [String: DeviceRecord] = [:]
     /// Stored peripherals (address, address type), in the state file's order.
     package var stored: [(address: String, addressType: String)] = []
     package var storedAddresses: Set<String> = []
@@ -55,10 +55,10 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
     package private(set) var healthAt: Instant?
     /// Broker connections since start (health: `reconnects` is one less).
     package private(set) var brokerConnections = 0
-    package private(set) var stopping = false
+    package internal(set) var stopping = false
     /// The shutdown gives up on sessions still running at this time.
-    package private(set) var shutdownDeadline: Instant?
-    package private(set) var finished = false
+    package internal(set) var shutdownDeadline: Instant?
+    package internal(set) var finished = false
     /// Home Assistant discovery's timers: the legacy window, the resend of the last values.
     package private(set) var homeAssistant = HomeAssistantSchedule()
     /// The last `{base}/bridge/devices` payload published.
@@ -335,49 +335,6 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         out.append(.flushHeldValues)
     }
 
-    // MARK: Shutdown
-
-    private mutating func beginShutdown(now: Instant, _ out: inout [Action]) {
-        stopping = true
-        shutdownDeadline = now.advanced(by: Self.stopTimeout)
-        out.append(.log(.info, "shutting down"))
-        out.append(.publishBridgeState(online: false))
-        for path in sessions.sorted() { out.append(.send(path: path, .stop)) }
-        for name in radios.keys.sorted() where radios[name]?.discovery.ours == true {
-            out.append(.stopDiscovery(adapter: name))
-        }
-    }
-
-    /// Waits for the sessions to stop notifications and disconnect, at most ``stopTimeout``;
-    /// then gives up on them (a wedged adapter or a bus gone must not hold the exit).
-    private mutating func handleWhileStopping(_ event: Event, now: Instant, _ out: inout [Action]) {
-        guard !finished else { return }
-        switch event {
-        case .sessionEnded(let path):
-            sessionEnded(path)
-            out.append(.log(.debug, "the session of \(path) ended"))
-            if devices.removeValue(forKey: path) != nil { out.append(.unregister(path: path)) }
-            if sessions.isEmpty { finish(&out) }
-        case .tick where shutdownDeadline.map { $0 <= now } ?? false, .inboxClosed:
-            giveUp(&out)
-        default:
-            break
-        }
-    }
-
-    private mutating func giveUp(_ out: inout [Action]) {
-        guard !finished else { return }
-        if !sessions.isEmpty {
-            out.append(.log(.notice, "\(sessions.count) devices did not disconnect in time; going on"))
-        }
-        finish(&out)
-    }
-
-    private mutating func finish(_ out: inout [Action]) {
-        finished = true
-        out.append(.finishShutdown)
-    }
-
     // MARK: Records
 
     package mutating func addRecord(_ record: DeviceRecord) {
@@ -389,7 +346,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
     }
 
     /// A session's loop ended: its address may get another.
-    private mutating func sessionEnded(_ path: String) {
+    mutating func sessionEnded(_ path: String) {
         sessions.remove(path)
         let address = BlueZNames.address(fromDevicePath: path)
         if sessionOf[address] == path {
