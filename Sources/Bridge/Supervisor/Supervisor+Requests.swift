@@ -39,7 +39,8 @@ extension Supervisor {
     /// `{base}/bridge/request/{command}`: the core decides what is done and answered; the
     /// answer goes to `bridge/response/{command}` and the message's v5 Response Topic.
     func handleRequest(_ command: String, _ message: MQTTMessage, _ group: inout DiscardingTaskGroup) {
-        let actions = core.handle(.request(command: command, payload: message.payload), now: now, tree: readTree(.noDevices))
+        let actions = core.handle(.request(command: command, payload: message.payload), now: now, tree: readTree(.noDevices),
+            unixTime: ctx.clock.unixTime)
         for action in actions {
             if case .respond(let response) = action { respond(response, to: message) } else { perform(action, &group) }
         }
