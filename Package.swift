@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "BridgeCore",
             dependencies: [
-                "YAMLKit", "BridgeBase", "CCrypto",
+                "YAMLKit", "BridgeBase",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -51,6 +51,10 @@ struct SampleFrame: Sendable {
 /// references' test suites, as the families' adapters (scripts/decoders/*.py) carry them.
 let frames: [SampleFrame] = [
     SampleFrame(label: "bthome", serviceData: ["fcd2": "40000c01640228090365140c8f0b"]),
+    // bthome.io/encryption's example (AES-CCM): temperature and humidity, counter 00112233.
+    SampleFrame(
+        label: "bthome-encrypted", address: "54:48:E6:8F:80:A5", serviceData: ["fcd2": "41a47266c95f730011223378237214"],
+        key: "231d39c1d7cc1ab1aee224cd096db932"),
     SampleFrame(label: "pvvx", serviceData: ["181a": "01001038c1a46608a011860b5b0705"]),
     // xiaomi-ble tests/test_parser.py: test_Xiaomi_LYWSDCGQ, test_Xiaomi_CGG1 (MiBeacon v5, AES-CCM).
     SampleFrame(

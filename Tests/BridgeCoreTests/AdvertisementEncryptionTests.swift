@@ -2,7 +2,7 @@ import Testing
 
 @testable import BridgeCore
 
-/// AES-CCM (libcrypto) against published test vectors, and encrypted BTHome: the format's own
+/// AES-CCM (``AESCCM``, pure Swift) against published test vectors, and encrypted BTHome: the format's own
 /// encryption example, wrong MIC / key / address, missing or malformed keys, downgrades, replays.
 @Suite struct AdvertisementEncryptionTests {
     static func bytes(_ hex: String) -> [UInt8] {

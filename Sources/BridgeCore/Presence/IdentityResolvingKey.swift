@@ -1,5 +1,3 @@
-import CCrypto
-
 /// An Identity Resolving Key (IRK): the 128-bit key with which a device that uses resolvable private addresses
 /// (phones, watches) lets its bonded peers recognise it, and which `trackers[].match.irk` gives (SPEC §12).
 ///
@@ -7,7 +5,7 @@ import CCrypto
 /// The configuration writes the IRK as 32 hex digits, **most significant byte first**: the order of the Core
 /// specification's sample data (Vol 3 Part H, Appendix D.7: `ec0234a357c8ad05341010a60a397d9b`). The security
 /// function e (Vol 3 Part H 2.2.1) takes "the most significant octet of key" as `key[0]` in FIPS-197's notation, so
-/// those bytes, in the order written, are the AES-128 key as libcrypto takes it: no reversal. (Tools that dump the
+/// those bytes, in the order written, are the AES-128 key as FIPS-197 (and ``AES128``) takes it: no reversal. (Tools that dump the
 /// key from an HCI trace or Android's `bt_config.conf` show it least significant byte first: such a key must be
 /// reversed before it is configured; the README's Presence section says how to tell.)
 ///
@@ -25,12 +23,21 @@ import CCrypto
 public struct IdentityResolvingKey: Sendable, Hashable, CustomStringConvertible {
     /// The 16 key bytes, most significant first (the order written in `bridge.yaml`).
     public let bytes: [UInt8]
+    /// The key's AES-128 schedule, computed once.
+    let cipher: AES128
 
     /// A key from its 16 bytes, most significant first; nil unless there are 16.
     public init?(bytes: [UInt8]) {
-        guard bytes.count == 16 else { return nil }
+        guard let cipher = AES128(key: bytes) else { return nil }
         self.bytes = bytes
+        self.cipher = cipher
     }
+
+    /// Keys are equal when their bytes are (the schedule follows from them).
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.bytes == rhs.bytes }
+
+    /// Hashes the bytes.
+    public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 
     /// A key from 32 hex digits, most significant byte first (any case); nil for anything else.
     public init?(hex: String) {
@@ -47,21 +54,12 @@ public struct IdentityResolvingKey: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// `ah(IRK, prand)` (Vol 3 Part H 2.2.2): the 24-bit hash of the 24-bit `prand` (its low 24 bits are used).
-    /// `nil` only when libcrypto fails.
-    public func ah(_ prand: UInt32) -> UInt32? {
-        var block = [UInt8](repeating: 0, count: 16)
+    public func ah(_ prand: UInt32) -> UInt32 {
+        var block = SIMD16<UInt8>()
         block[13] = UInt8(truncatingIfNeeded: prand >> 16)
         block[14] = UInt8(truncatingIfNeeded: prand >> 8)
         block[15] = UInt8(truncatingIfNeeded: prand)
-        var out = [UInt8](repeating: 0, count: 16)
-        let ok = bytes.withUnsafeBufferPointer { key in
-            block.withUnsafeBufferPointer { input in
-                out.withUnsafeMutableBufferPointer { output in
-                    ccrypto_aes128_encrypt_block(key.baseAddress, input.baseAddress, output.baseAddress)
-                }
-            }
-        }
-        guard ok == 1 else { return nil }
+        let out = cipher.encrypt(block)
         return UInt32(out[13]) << 16 | UInt32(out[14]) << 8 | UInt32(out[15])
     }
 
@@ -75,15 +73,14 @@ public struct IdentityResolvingKey: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// A resolvable private address of this key from 22 random bits (`random`'s low 22 bits; the top bits are set to
-    /// `01`): what a phone does every 15 minutes, and what bluez-sim's simulated phone does. `nil` only when libcrypto
-    /// fails, or for the two `prand` values the Core specification forbids (all random bits 0 or all 1), which it
-    /// replaces by their neighbour.
+    /// `01`): what a phone does every 15 minutes. Never `nil` (it was
+    /// when `ah` went through libcrypto, which could fail; the optional stays for its callers). The two `prand`
+    /// values the Core specification forbids (all random bits 0 or all 1) are replaced by their neighbour.
     public func resolvablePrivateAddress(random: UInt32) -> BluetoothAddress? {
         var bits = random & 0x3F_FFFF
         if bits == 0 { bits = 1 }
         if bits == 0x3F_FFFF { bits = 0x3F_FFFE }
         let prand = 0x40_0000 | bits
-        guard let hash = ah(prand) else { return nil }
-        return BluetoothAddress(value: UInt64(prand) << 24 | UInt64(hash))
+        return BluetoothAddress(value: UInt64(prand) << 24 | UInt64(ah(prand)))
     }
 }
