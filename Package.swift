@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "BridgeCore", targets: ["BridgeCore"]),
+        .library(name: "ConfigLoader", targets: ["ConfigLoader"]),
         .library(name: "RuntimeCore", targets: ["RuntimeCore"]),
         .library(name: "Bridge", targets: ["Bridge"]),
     ],
@@ -42,12 +43,15 @@ let package = Package(
             name: "BlueZ",
             dependencies: ["DBusKit", "BridgeBase", "CLinux", .product(name: "Logging", package: "swift-log")]
         ),
+        // The bridge's model and pure logic: no C module below it (its AES is Swift, Crypto/AES128).
         .target(
             name: "BridgeCore",
-            dependencies: [
-                "YAMLKit", "BridgeBase",
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["BridgeBase", .product(name: "Logging", package: "swift-log")]
+        ),
+        // bridge.yaml: `BridgeConfig.load`/`parse`, the YAML tree decoded into BridgeCore's config types.
+        .target(
+            name: "ConfigLoader",
+            dependencies: ["BridgeCore", "YAMLKit", "BridgeBase", .product(name: "Logging", package: "swift-log")]
         ),
         // The runtime's decisions as pure state machines (sessions, supervisor, cluster): no I/O, no clock, no
         // D-Bus or MQTT below them. Bridge's executors run them.
@@ -73,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "ble-mqtt-bridge",
             dependencies: [
-                "Bridge", "BridgeCore", "BlueZ", "MQTT",
+                "Bridge", "BridgeCore", "ConfigLoader", "BlueZ", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -83,7 +87,7 @@ let package = Package(
         // -sanitize=fuzzer,address -DFUZZING for libFuzzer.
         .executableTarget(
             name: "ble-mqtt-bridge-fuzz",
-            dependencies: ["BridgeCore", "DBusKit"]
+            dependencies: ["BridgeCore", "ConfigLoader", "DBusKit"]
         ),
         // Decodes advertisements given as text lines (scripts/check-decoders' side of the cross-check).
         .executableTarget(name: "ble-decode", dependencies: ["BridgeCore"]),
@@ -100,12 +104,14 @@ let package = Package(
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "BridgeBase", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBusKit", "BridgeBase", "TestSupport"]),
-        .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore"]),
-        .testTarget(name: "RuntimeCoreTests", dependencies: ["RuntimeCore", "BridgeCore", "BridgeBase"]),
+        // ConfigLoader: a few BridgeCore tests take their configuration from YAML text.
+        .testTarget(name: "BridgeCoreTests", dependencies: ["BridgeCore", "ConfigLoader"]),
+        .testTarget(name: "ConfigLoaderTests", dependencies: ["ConfigLoader", "BridgeCore"]),
+        .testTarget(name: "RuntimeCoreTests", dependencies: ["RuntimeCore", "BridgeCore", "ConfigLoader", "BridgeBase"]),
         .testTarget(
             name: "BridgeTests",
             dependencies: [
-                "Bridge", "RuntimeCore", "BridgeBase", "BridgeCore", "BlueZ", "DBusKit", "MQTT",
+                "Bridge", "RuntimeCore", "BridgeBase", "BridgeCore", "ConfigLoader", "BlueZ", "DBusKit", "MQTT",
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]
         ),
@@ -127,7 +133,7 @@ let package = Package(
 /// swift-service-lifecycle, swift-async-algorithms and swift-collections still autolink it: only
 /// the static standard library below keeps it out of the release binary.)
 let bridgeModules: Set<String> = [
-    "BridgeBase", "DBusKit", "MQTT", "YAMLKit", "BlueZ", "BridgeCore", "RuntimeCore", "Bridge", "ble-mqtt-bridge",
+    "BridgeBase", "DBusKit", "MQTT", "YAMLKit", "BlueZ", "BridgeCore", "ConfigLoader", "RuntimeCore", "Bridge", "ble-mqtt-bridge",
 ]
 for target in package.targets where bridgeModules.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [

@@ -1,4 +1,5 @@
 import BridgeCore
+import ConfigLoader
 import DBusKit
 
 /// What each fuzz target feeds its input to: the parsers that take untrusted input.

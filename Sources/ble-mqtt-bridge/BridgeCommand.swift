@@ -1,6 +1,7 @@
 import BlueZ
 import Bridge
 import BridgeCore
+import ConfigLoader
 import DBusKit
 import Logging
 import ServiceLifecycle

@@ -1,4 +1,5 @@
 import BridgeCore
+import ConfigLoader
 import Logging
 import MQTT
 import Testing

@@ -1,5 +1,6 @@
 import BridgeBase
 import BridgeCore
+import ConfigLoader
 import Logging
 import MQTT
 import Testing

@@ -1,4 +1,5 @@
 import BridgeCore
+import ConfigLoader
 import Testing
 
 @testable import RuntimeCore

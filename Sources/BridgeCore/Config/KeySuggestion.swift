@@ -1,7 +1,7 @@
 /// "Did you mean" suggestions for misspelled keys and names.
-enum KeySuggestion {
+package enum KeySuggestion {
     /// The candidate closest to `word` by edit distance, if it is close enough to be a likely typo.
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    package static func closest(to word: String, in candidates: [String]) -> String? {
         let lowered = word.lowercased()
         // A clear prefix ("heart_rate" for "heart_rate_measurement") is a likely intent.
         if lowered.count >= 3 {

@@ -1,4 +1,5 @@
 import BlueZ
+import ConfigLoader
 import Foundation
 import BridgeCore
 import Logging

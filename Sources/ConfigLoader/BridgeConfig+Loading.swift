@@ -1,3 +1,4 @@
+import BridgeCore
 import YAMLKit
 
 #if canImport(Glibc)
@@ -83,25 +84,6 @@ extension BridgeConfig {
         return try decoder.decode(root: root)
     }
 
-    /// This process's environment variables (`environ`); for a name given twice, the last (as
-    /// Foundation's `ProcessInfo`).
-    public static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        // `environ` is imported as non-optional, but clearenv(3) may leave it NULL.
-        guard var entry = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>(bitPattern: Int(bitPattern: environ)) else {
-            return result
-        }
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
-                let name = String(text[..<equals])
-                result[name] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return result
-    }
-
     /// The whole content of the file at `path`, or `nil` when it cannot be opened or read.
     static func readFile(_ path: String) -> [UInt8]? {
         try? BridgeBase.readFile(path).get()
@@ -114,13 +96,5 @@ extension BridgeConfig {
         let root = path.hasPrefix("/") ? "/" : ""
         guard components.count > 1 else { return root }
         return root + components.dropLast().joined(separator: "/")
-    }
-
-    /// This machine's host name (`gethostname`), or `"localhost"` when unavailable.
-    public static func currentHostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? "localhost" : name
     }
 }

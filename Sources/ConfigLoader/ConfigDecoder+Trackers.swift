@@ -1,3 +1,5 @@
+import BridgeCore
+
 /// `trackers` (SPEC §12).
 extension ConfigDecoder {
     /// The `trackers` entries; an entry with an error is left out and its error collected, so that every entry is

@@ -1,3 +1,5 @@
+import BridgeCore
+
 /// `bluetooth.adapter` and `bluetooth.adapters` (SPEC §10).
 extension ConfigDecoder {
     /// An adapter name, or a path such as `/org/bluez/hci1` reduced to its name.

@@ -1,3 +1,4 @@
+import ConfigLoader
 import Foundation
 import Logging
 import Testing

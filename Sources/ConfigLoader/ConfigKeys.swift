@@ -1,3 +1,4 @@
+import BridgeCore
 import YAMLKit
 
 /// The keys of `bridge.yaml`, section by section: the one list the decoder checks keys against

@@ -1,3 +1,5 @@
+import BridgeCore
+
 /// `devices[].pairing` and `devices[].passkey` (SPEC §11).
 extension ConfigDecoder {
     func decodePairing(_ fields: Fields, entry: Located, into device: inout BridgeConfig.Device) throws(ConfigError) {

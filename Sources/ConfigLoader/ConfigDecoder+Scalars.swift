@@ -1,3 +1,4 @@
+import BridgeCore
 import YAMLKit
 
 /// Lists and scalars: each checked, with a located error.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BridgeCore
+@testable import ConfigLoader
 
 /// The repository's `bridge.yaml` is the demo's working configuration and, as its header says, a
 /// reference of every key: each key the decoder knows (``ConfigKeys``) must be there, commented out

@@ -1,3 +1,5 @@
+import BridgeCore
+
 /// The `bridge` and `cluster` sections (SPEC §10).
 extension ConfigDecoder {
     /// `bridge`: the id, checked against ``BridgeID/isValid(_:)``.

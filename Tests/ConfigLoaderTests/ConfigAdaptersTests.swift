@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BridgeCore
+@testable import ConfigLoader
 
 /// `bluetooth.adapters` (SPEC §10): parsed and checked with line:column errors; for now one adapter only.
 @Suite struct ConfigAdaptersTests {
