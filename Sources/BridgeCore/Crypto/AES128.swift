@@ -37,25 +37,36 @@ public struct AES128: Sendable {
         AESTables.sbox.withUnsafeBufferPointer { sbox in
             withUnsafeMutableBytes(of: &schedule) { raw in
                 let w = raw.bindMemory(to: UInt32.self)
-                for i in 0..<4 {
-                    w[i] = UInt32(base[4 * i]) << 24 | UInt32(base[4 * i + 1]) << 16 | UInt32(base[4 * i + 2]) << 8
-                        | UInt32(base[4 * i + 3])
-                }
-                // Rcon[i/4] = x^(i/4 - 1) in GF(2^8), in the word's most significant byte.
-                var rcon: UInt32 = 0x01
-                for i in 4..<44 {
-                    var temp = w[i - 1]
-                    if i & 3 == 0 {
-                        // SubWord(RotWord(temp)) xor Rcon: RotWord takes [a0, a1, a2, a3] to [a1, a2, a3, a0].
-                        let rotated = temp << 8 | temp >> 24
-                        temp = Self.subWord(rotated, sbox) ^ (rcon << 24)
-                        rcon = UInt32(AESTables.times2(UInt8(truncatingIfNeeded: rcon)))
+                // w[i] = w[i - 4] xor temp, four words (one round key) at a time: temp is w[i - 1], except for the
+                // first word of a round key, where it is SubWord(RotWord(w[i - 1])) xor Rcon[i / 4]. RotWord takes
+                // [a0, a1, a2, a3] to [a1, a2, a3, a0]; Rcon[i / 4] is x^(i / 4 - 1) in GF(2^8), in the top byte.
+                var w0 = Self.word(base, 0)
+                var w1 = Self.word(base, 4)
+                var w2 = Self.word(base, 8)
+                var w3 = Self.word(base, 12)
+                var rcon: UInt8 = 0x01
+                for round in 0..<11 {
+                    if round > 0 {
+                        w0 ^= Self.subWord(w3 << 8 | w3 >> 24, sbox) ^ UInt32(rcon) << 24
+                        w1 ^= w0
+                        w2 ^= w1
+                        w3 ^= w2
+                        rcon = AESTables.times2(rcon)
                     }
-                    w[i] = w[i - 4] ^ temp
+                    w[4 * round] = w0
+                    w[4 * round + 1] = w1
+                    w[4 * round + 2] = w2
+                    w[4 * round + 3] = w3
                 }
             }
         }
         self.schedule = schedule
+    }
+
+    /// Bytes `at ..< at + 4` of the key as a big-endian word.
+    @inline(__always)
+    static func word(_ bytes: UnsafePointer<UInt8>, _ at: Int) -> UInt32 {
+        UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
     }
 
     /// The S-box applied to each byte of a word.
