@@ -187,8 +187,13 @@ import Testing
         #expect(f.core.nextDeadline == F.t(5.001))
         f.expect(.deadline, F.resolved, at: 5.001, ["respond 2a19 timeout"])
         let late = CommandResult.readSucceeded(raw: [1], format: .hex, transaction: nil)
-        f.expect(
-            .operationFinished(attempt: 1, .command(F.get("g1", deadline: 5), late, readValue: nil)), F.resolved, at: 5.2, [])
+        let lateActions = f.core.handle(
+            .received(.operationFinished(attempt: 1, .command(F.get("g1", deadline: 5), late, readValue: nil))), device: F.resolved,
+            now: F.t(5.2))
+        #expect(lateActions.compactMap(F.line) == [])
+        // The log says when BlueZ answered.
+        let logged = lateActions.compactMap { if case .log(_, let line) = $0 { line } else { nil } }
+        #expect(logged == ["BlueZ answered the read of 180f/2a19 on strap 0.2 seconds after the command's deadline; its result said timeout"], "\(logged)")
         #expect(f.core.queue.work.isEmpty && f.core.queue.commandCount == 0 && !f.core.queue.busy)
         #expect(f.core.queue.inFlight == nil)
         // The next command is sent and answered as usual.

@@ -56,7 +56,12 @@ extension SessionCore {
             }
             // Answered whatever happened to the link meanwhile: it was sent.
             if let readValue { s.emit(.publishRead(path: readValue.path, value: readValue.value)) }
-            if !answered { s.emit(.respond(command, result)) }
+            if !answered {
+                s.emit(.respond(command, result))
+            } else {
+                // Its result said timeout: the log says when BlueZ did answer (a slow peripheral, a busy bluetoothd).
+                s.log(.notice, "BlueZ answered the \(command.operation == .set ? "write" : "read") of \(command.service)/\(command.characteristic) on \(device.segment) \(command.deadline.duration(to: s.now)) after the command's deadline; its result said timeout")
+            }
         case .descriptor(let mc, let kind, let result):
             descriptorRead(mc, kind, result, attempt: attempt, &s)
         case .subscribed(let mc, let error, let viaSocket):
