@@ -11,20 +11,20 @@ extension SessionCore {
     /// device was set up are mapped and set up on their own.
     package mutating func checkGatt(_ s: inout Step) {
         guard let view = s.view, view.servicesResolved, machine.isConnected else { return }
-        if let last = lastGattObjectAt, last.duration(to: s.now) < timing.gattQuietPeriod {
-            gattCheckAt = last.advanced(by: timing.gattQuietPeriod)
+        if let last = gatt.lastChangeAt, last.duration(to: s.now) < timing.gattQuietPeriod {
+            gatt.checkAt = last.advanced(by: timing.gattQuietPeriod)
             return
         }
         guard !view.services.isEmpty else { return }
         let exported = Set(view.services.map(\.uuid))
         let missing = view.uuids.filter { !Self.unexportedServices.contains($0) && !exported.contains($0) }
-        if !missing.isEmpty && !reportedMissingServices {
-            let waited = resolvedAt.map { $0.duration(to: s.now) } ?? timing.missingServicesGrace
+        if !missing.isEmpty && !gatt.reportedMissingServices {
+            let waited = gatt.resolvedAt.map { $0.duration(to: s.now) } ?? timing.missingServicesGrace
             if waited < timing.missingServicesGrace {
-                gattCheckAt = (resolvedAt ?? s.now).advanced(by: timing.missingServicesGrace)
+                gatt.checkAt = (gatt.resolvedAt ?? s.now).advanced(by: timing.missingServicesGrace)
                 return
             }
-            reportedMissingServices = true
+            gatt.reportedMissingServices = true
             s.log(.notice,
                 "\(device.address): no GATT objects for \(missing.map(\.shortForm).joined(separator: ", ")) \(waited) after ServicesResolved; going on without them")
         }

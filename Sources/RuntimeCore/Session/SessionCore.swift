@@ -15,10 +15,11 @@ import Logging
 /// what belongs to that link only (``SessionLink``: its setup, subscriptions, poll timers, the
 /// pairing in flight and this link's pairing outcome), so a loss of the link drops it whole and
 /// nothing of one connection leaks into the next. What outlives a link is kept beside the phase:
-/// the queued commands and the call in flight (``GattQueue``), the mapping, the session's pairing
-/// memory (``PairingState``), availability and the poll cycle. The phase follows the machine: it
-/// is `linked` exactly while the machine is connected (a loss of readiness with the connection
-/// kept starts a new link), and `ended` once stopped or removed.
+/// the queued commands and the call in flight (``GattQueue``), the mapping, the GATT objects' times
+/// (``GattObjectsWait``), the session's pairing memory (``PairingState``), availability and the
+/// poll cycle. The phase follows the machine: it is `linked` exactly while the machine is
+/// connected (a loss of readiness with the connection kept starts a new link), and `ended` once
+/// stopped or removed.
 ///
 /// Every BlueZ call is tagged with the connection attempt (``generation``) it belongs to; a
 /// completion of an earlier attempt is dropped here, except what it teaches that must be kept
@@ -42,11 +43,8 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// When the timers last ran (``nextDeadline`` keeps what is due after it; nil before the first step).
     package var timersCheckedAt: Instant?
 
-    // GATT objects
-    package var lastGattObjectAt: Instant?
-    package var resolvedAt: Instant?
-    package var gattCheckAt: Instant?
-    package var reportedMissingServices = false
+    /// When the device's GATT objects may be mapped (the quiet period, the grace for missing services).
+    package var gatt = GattObjectsWait<Instant>()
 
     /// Waiting for a link, linked (with what belongs to the link), or ended.
     package private(set) var phase: SessionPhase<Instant> = .waiting
@@ -132,7 +130,7 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// When the executor must hand the core ``Input/deadline`` (nil: only an input moves it on).
     package var nextDeadline: Instant? {
-        var deadlines: [Instant?] = [tickAt, gattCheckAt, link?.resubscribeAt, cycle.nextDeadline(isPoll: isPoll)]
+        var deadlines: [Instant?] = [tickAt, gatt.checkAt, link?.resubscribeAt, cycle.nextDeadline(isPoll: isPoll)]
         deadlines.append(link?.pollDue.values.min())
         if let first = firstCommandDeadline() { deadlines.append(first) }
         // A deadline that had passed when the timers last ran could not be acted on (a poll
@@ -171,15 +169,11 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         case .connectedChanged(let connected):
             feed(.connectedChanged(connected), &s)
         case .servicesResolved(let resolved):
-            if resolved {
-                resolvedAt = s.now
-                reportedMissingServices = false
-            }
+            if resolved { gatt.resolved(at: s.now) }
             feed(.servicesResolved(resolved), &s)
             if resolved { checkGatt(&s) }
         case .gattObjectsChanged:
-            lastGattObjectAt = s.now
-            gattCheckAt = s.now.advanced(by: timing.gattQuietPeriod)
+            gatt.objectAppeared(at: s.now, quietPeriod: timing.gattQuietPeriod)
         case .deviceRemoved:
             feed(.deviceRemoved, &s)
             phase = .ended
@@ -243,8 +237,8 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
             tickAt = nil
             feed(.tick, &s)
         }
-        if let at = gattCheckAt, at <= s.now {
-            gattCheckAt = nil
+        if let at = gatt.checkAt, at <= s.now {
+            gatt.checkAt = nil
             checkGatt(&s)
         }
         if let at = link?.resubscribeAt, at <= s.now {
@@ -327,7 +321,7 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         }
         queue.linkLost()
         if !ended { phase = keepMapping ? .linked(SessionLink()) : .waiting }
-        if !keepMapping { gattCheckAt = nil }
+        if !keepMapping { gatt.checkAt = nil }
     }
 
     /// Publishes availability (and reports it) when it changes.
