@@ -169,3 +169,33 @@ import Testing
         #expect(f.core.queue.commandCount == 1)
     }
 }
+
+extension SessionCorePhaseTests {
+    @Test("a resubscription queued behind a command is the link's: gone with it, not run again after the next link's setup")
+    func resubscriptionGoesWithTheLink() throws {
+        var f = try F()
+        try f.driveToReady(acquired: true)
+        let heartRate = try f.mapped("2a37").path
+        f.expect(.command(F.get("g1", deadline: 30)), F.resolved, at: 10, ["read command 180f/2a19 #1"])
+        f.expect(.notificationsReleased(characteristic: heartRate), F.resolved, at: 10, [])
+        f.expect(.deadline, F.resolved, at: 11, [])
+        #expect(f.core.queue.work.count == 1, "the resubscription waits behind g1")
+        _ = f.receive(.connectedChanged(false), F.disconnected, at: 11.5)
+        #expect(f.core.queue.work.isEmpty)
+        let lost = CommandResult.failed(.read, error: CommandError(.notConnected, "gone"), transaction: nil)
+        f.expect(
+            .operationFinished(attempt: 1, .command(F.get("g1", deadline: 30), lost, readValue: nil)), F.disconnected, at: 11.6,
+            ["respond 2a19 not_connected"])
+        let retry = try #require(f.core.nextDeadline)
+        #expect(f.step(.deadline, F.disconnected, now: retry) == ["requestSlot"])
+        #expect(f.receive(.slotGranted, F.disconnected, now: retry) == ["connect #4"])
+        _ = f.receive(.connectFinished(attempt: 4, error: nil), F.connected, at: 20)
+        _ = f.receive(.servicesResolved(true), F.resolved, at: 21)
+        _ = f.receive(try f.subscribed("2a37", attempt: 4, acquired: true), F.resolved, at: 22)
+        _ = f.receive(try f.subscribed("2a19", attempt: 4, acquired: true), F.resolved, at: 22)
+        _ = f.receive(try f.read("2a38", attempt: 4, [1]), F.resolved, at: 22)
+        let done = f.receive(try f.read("2a19", attempt: 4, [90]), F.resolved, at: 22)
+        #expect(f.core.machine.isReady)
+        #expect(!done.contains { $0.contains("Notify") }, "no second subscription of 2a37: \(done)")
+    }
+}

@@ -39,9 +39,15 @@ package struct GattQueue<Instant: InstantProtocol>: Sendable where Instant.Durat
         return nil
     }
 
-    /// The link (or readiness) went away: queued poll reads are void (the link's setup went with it); commands wait
-    /// for the next link (or their deadline).
+    /// The link (or readiness) went away: what it queued is void (poll reads, resubscriptions of sockets that hung
+    /// up; its setup went with it, and the next link's setup subscribes again); commands wait for the next link (or
+    /// their deadline).
     package mutating func linkLost() {
-        work.removeAll { if case .read = $0 { return true } else { return false } }
+        work.removeAll {
+            switch $0 {
+            case .read, .subscribe: true
+            case .command, .readDescriptor, .setupDone, .pair: false
+            }
+        }
     }
 }
