@@ -4,7 +4,12 @@
 /// subscribing, ready, backing off); the phase holds what the session keeps for it. What outlives a link stays in
 /// the core: the queued commands (``GattQueue``), the call in flight (its completion comes back whatever happened
 /// to the link, tagged with its connection attempt), the mapping (a `/set` payload is checked against it between
-/// connections), the pairing memory of the session (``SessionCore/PairingState``), availability and the poll cycle.
+/// connections), the GATT objects' times (``GattObjectsWait``), the pairing memory of the session
+/// (``SessionCore/PairingState``), availability and the poll cycle.
+///
+/// Setting up, pairing and serving are not cases of their own: a `Pair` may run in the middle of a setup, a setup
+/// runs again while ready (characteristics that appeared, a poll cycle's reads), and readiness is the machine's. The
+/// link says which: ``SessionLink/Setup/running``, ``SessionLink/pairing``.
 package enum SessionPhase<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// No link (not connected yet, or the link went): commands wait for the next link or their deadline.
     case waiting
