@@ -90,10 +90,22 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// (there is nothing of a link to change).
     package internal(set) var link: SessionLink<Instant>? {
         get { phase.link }
-        set {
-            guard case .linked = phase, let newValue else { return }
-            phase = .linked(newValue)
+        // The link is taken out of the phase while it is changed, so that its dictionaries and arrays are held once
+        // and change in place (a get and a set would copy each one changed). Without a link, changes are dropped; a
+        // link is never replaced by nil here (the phase changes that).
+        _modify {
+            var value = takeLink()
+            let had = value != nil
+            defer { if had, let value { phase = .linked(value) } }
+            yield &value
         }
+    }
+
+    /// The link, out of the phase (left `waiting` until it is put back); nil without one.
+    private mutating func takeLink() -> SessionLink<Instant>? {
+        guard case .linked(let link) = phase else { return nil }
+        phase = .waiting
+        return link
     }
 
     // MARK: Steps
@@ -116,6 +128,13 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         }
         if !ended { noteBond(&s) }
         if ended {
+            // Every command gets its result: the one BlueZ has not answered (its reply would come to a session that
+            // no longer listens) and those queued.
+            if let c = queue.unansweredCommand {
+                queue.inFlight = .command(c, answered: true)
+                fail(c, CommandError(
+                    .notConnected, "the bridge stopped managing device '\(device.segment)' before BlueZ answered (it may have reached the device)"), &s)
+            }
             failQueuedCommands(CommandError(.notConnected, "the bridge stopped managing device '\(device.segment)'"), &s)
         } else {
             fireTimers(&s)
@@ -223,6 +242,8 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         setAvailable(false, &s)
         let link = self.link ?? SessionLink()
         phase = .ended
+        // A command waiting for its pairing is answered with the queued ones.
+        if case .command(let c)? = link.pairing?.retry { queue.work.insert(.command(c), at: 0) }
         let stopping = link.notifying.filter { link.acquired[$0] == nil }
         // Closing an acquired socket is BlueZ's StopNotify.
         for p in link.acquired.keys.sorted() { s.emit(.releaseNotify(characteristic: p)) }
