@@ -23,6 +23,7 @@ import Testing
     static let lockedBot = "E1:2B:3C:4D:5E:70"
     static let blind = "02:4E:A3:C1:00:43"
     static let eq3 = "00:1A:22:0E:3B:51"
+    static let wavePlus = "58:93:D8:8B:12:0A"
     static let botWrite = "cba20002-224d-11e6-9fb8-0002a5d5c51b"
     static let botNotify = "cba20003-224d-11e6-9fb8-0002a5d5c51b"
 
@@ -119,6 +120,21 @@ import Testing
             guard case .bytes(let frame)? = recorder2.values("Value").first else { throw TestFailure("no frame") }
             #expect(frame.count == 68)
             #expect(Array(frame.prefix(2)) == [0x40, 0x42])
+        }
+    }
+
+    @Test func airthingsWavePlusIsReadAndIndicatesItsBatteryOn6d() async throws {
+        try await SimHarness.run(Self.scenario) { h in
+            try await h.connect(Self.wavePlus)
+            let values = try await h.characteristicPath(Self.wavePlus, "b42e2a68-ade7-11e4-89d3-123b93f75cba")
+            let command = try await h.characteristicPath(Self.wavePlus, "b42e2d06-ade7-11e4-89d3-123b93f75cba")
+            #expect(try await h.read(values) == "01380d800b002200bd094cc31d036c0000007d05")
+            let recorder = try await h.subscribe(command)
+            try await h.write(command, "6e")  // another command: no answer
+            try await h.write(command, "6d")
+            let battery = "6d00600c04000100008211ff00000000c04c20001f3560007006b80b0900"
+            try await recorder.wait(for: "Value", .bytes(try Hex.decode(battery)))
+            #expect(recorder.values("Value") == [.bytes(try Hex.decode(battery))])
         }
     }
 
