@@ -10,7 +10,7 @@ import Testing
         return "/" + root + "/scripts/sim"
     }()
 
-    @Test(arguments: ["demo", "commands", "bench", "soak", "realbluez", "policies", "families"])
+    @Test(arguments: ["demo", "commands", "bench", "soak", "realbluez", "policies", "families", "profiles"])
     func theRepositoryScenariosLoad(name: String) throws {
         let scenario = try ScenarioLoader.load(path: "\(Self.simDirectory)/\(name).yaml")
         #expect(!scenario.devices.isEmpty, "\(name): no devices")

@@ -1,3 +1,4 @@
+import ConfigLoader
 import Testing
 
 @testable import BridgeCore

@@ -69,4 +69,17 @@ import Testing
         #expect(c.keepAlive == .seconds(20))
         #expect(c.will == MQTTMessage(topic: "home/ble/bridge/state", payload: Array("offline".utf8), qos: 1, retain: true))
     }
+
+    @Test("what the service lifecycle logs of the service (sl-service=) holds no secret of the configuration")
+    func serviceDescriptionHidesSecrets() throws {
+        let config = try BridgeConfig.parse(
+            yaml: """
+                mqtt: { url: "mqtt://broker.example:1884", username: bridge, password: s3cr3t-key }
+                devices:
+                  - { match: { address: "A4:C1:38:00:00:01" }, name: t, connection: advertisement, advertisement: { bindkey: "231d39c1d7cc1ab1aee224cd096db932" } }
+                """, fileName: "test.yaml", environment: [:], hostName: "test")
+        let text = String(describing: BridgeService(config: config, logger: .init(label: "test")))
+        #expect(text == "BridgeService(mqtt://broker.example:1884)")
+        #expect(!text.contains("s3cr3t") && !text.contains("231d39c1"))
+    }
 }

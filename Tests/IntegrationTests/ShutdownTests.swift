@@ -67,7 +67,9 @@ struct ShutdownTests {
             // Measured to the moment the reaper thread saw the exit, not to when this task ran again.
             let took = (bridge.exitedAt ?? ContinuousClock.now) - started
             #expect(ended != nil, "still running: \(bridge.tail())")
-            #expect(took < .milliseconds(1500), "the second signal took \(took) to end the bridge")
+            // At once: well under the stop timeout (3 s) the first signal's shutdown waits at the least (1.55 s was
+            // seen at a load average of 15 on 2 CPUs).
+            #expect(took < .milliseconds(2500), "the second signal took \(took) to end the bridge")
         }
     }
 }

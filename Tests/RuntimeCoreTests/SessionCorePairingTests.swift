@@ -102,7 +102,7 @@ import Testing
         let refusal = SessionInput.operationFinished(attempt: 1, .subscribed(try f.mapped("2a37"), error: Self.refused, acquired: false))
         f.expect(refusal, F.resolved, at: 2.1, ["Pair #1"])
         f.expect(.pairFinished(attempt: 1, error: Self.wrong), F.resolved, at: 2.5, ["pairingRetry 1 until 32.5", "disconnect #1"])
-        #expect(f.core.queue.setup.operations.isEmpty && f.core.queue.work.isEmpty && !f.core.queue.busy, "no other protected operation")
+        #expect(f.core.link?.setup.operations.isEmpty == true && f.core.queue.work.isEmpty && !f.core.queue.busy, "no other protected operation")
         f.expect(.connectedChanged(false), F.disconnected, at: 3, ["releaseSlot", "report link down"])
         #expect(f.core.nextDeadline == F.t(32.5))
         f.expect(.deadline, F.disconnected, at: 32.5, ["requestSlot"])

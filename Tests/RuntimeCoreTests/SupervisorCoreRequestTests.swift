@@ -3,8 +3,7 @@ import Testing
 
 @testable import RuntimeCore
 
-/// ``SupervisorCore``'s `bridge/request/*` decisions and the `bridge/devices` de-duplication,
-/// driven directly: no task, no clock, no broker.
+/// ``SupervisorCore``'s `bridge/request/*` decisions, driven directly: no task, no clock, no broker.
 @Suite struct SupervisorCoreRequestTests {
     typealias F = CoreFixture
     typealias Response = SupervisorCore.Response
@@ -22,13 +21,13 @@ import Testing
         return (core, thermo.path)
     }
 
-    @Test("health_check and devices are answered with what the executor assembles; the transaction is echoed")
+    @Test("health_check is answered with what the executor assembles, devices with the core's list; the transaction is echoed")
     func healthAndDevices() throws {
         var core = try F.scanning("bluetooth: { services: [\"180f\"] }")
         #expect(
             Self.request(&core, "health_check", #"{"transaction":"t1"}"#).decisions
                 == [.respond(Response(command: "health_check", body: .health(bluez: true, adapter: true), transaction: .string("t1")))])
-        #expect(Self.request(&core, "devices", "").decisions == [.respond(Response(command: "devices", body: .devices))])
+        #expect(Self.request(&core, "devices", "").decisions == [.respond(Response(command: "devices", body: .devices([])))])
         // BlueZ gone: the answer says so.
         var lost = try F.scanning("bluetooth: { services: [\"180f\"] }")
         _ = lost.handle(.bluezLost, now: F.at(1500), tree: F.noBlueZ)
@@ -104,20 +103,5 @@ import Testing
         #expect(
             Self.request(&core, "forget", #""11:22:33:44:55:66""#).decisions
                 == [.respond(Response(command: "forget", error: "no device '11:22:33:44:55:66' is known to the bridge"))])
-    }
-
-    @Test("bridge/devices is published only when its payload changed, unless forced")
-    func devicesDeduplicated() throws {
-        var core = try F.scanning("bluetooth: { services: [\"180f\"] }")
-        let a = Array(#"[{"name":"a"}]"#.utf8), b = Array(#"[]"#.utf8)
-        func listed(_ payload: [UInt8], force: Bool = false) -> [SupervisorCore.Action] {
-            core.handle(.devicesListed(payload: payload, force: force), now: F.at(2000), tree: F.scanningTree)
-        }
-        #expect(listed(a) == [.sendDevices(a)])
-        #expect(listed(a) == [])
-        #expect(listed(a, force: true) == [.sendDevices(a)])
-        #expect(listed(b) == [.sendDevices(b)])
-        #expect(listed(a) == [.sendDevices(a)])
-        #expect(core.lastDevicesPayload == a)
     }
 }

@@ -87,9 +87,10 @@ public struct BlueZObjectTree: Sendable {
     /// Paths of objects that have `interface`, optionally below `root`.
     public func paths(with interface: String, below root: String? = nil) -> [String] {
         if interface == BlueZ.adapter && root == nil { return adapterPaths.sorted() }
+        let prefix = root.map { $0 + "/" }
         return objects.compactMap { path, ifaces in
             guard ifaces[interface] != nil else { return nil }
-            if let root, !path.hasPrefix(root + "/") { return nil }
+            if let prefix, !path.hasPrefix(prefix) { return nil }
             return path
         }.sorted()
     }

@@ -87,6 +87,7 @@ extension Simulator {
         }
         d.holdsLink = true
         d.connection = .connected
+        resetExchanges(d)
         d.stats.connects &+= 1
         d.linkLossError = BluezError.operationFailed
         if !d.exported { exportDevice(d) }

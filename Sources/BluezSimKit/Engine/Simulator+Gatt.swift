@@ -181,10 +181,11 @@ extension Simulator {
         try peripheralWrite(d, c, value: value, offset: offset, type: effective)
     }
 
-    /// The peripheral's side of a write request: permission, length, offset, injected error; then the
-    /// value is stored, logged and echoed.
+    /// The peripheral's side of a write request: permission, length, offset, injected error, an
+    /// exchange rule's error; then the value is stored, logged and echoed, and the rule's effects run.
     func peripheralWrite(_ d: SimulatedDevice, _ c: SimCharacteristic, value: [UInt8], offset: Int,
                          type: String) throws(DBusError) {
+        var rule: ExchangeRule?
         do throws(DBusError) {
             // A request (or reliable write) goes out; the peripheral refuses it without write permission.
             let reliable = type == "reliable" && c.flags.contains("reliable-write")
@@ -192,6 +193,11 @@ extension Simulator {
             guard value.count <= Self.maxAttributeLength else { throw BluezError.att(0x0d) }
             guard offset <= c.value.count else { throw BluezError.att(0x07) }
             if let e = c.faults.writeError(for: value) { throw e.dbusError }
+            rule = exchangeRule(d, c, value: value)
+            if let rule, let e = rule.error {
+                runExchange(d, rule)
+                throw e.dbusError
+            }
         } catch {
             d.stats.writeFailures &+= 1
             logger.debug("write refused", metadata: [
@@ -200,10 +206,12 @@ extension Simulator {
             throw error
         }
         accept(d, c, value: value, offset: offset, type: type)
+        if let rule { runExchange(d, rule) }
     }
 
     /// The peripheral's side of a Write Command: applied when it may write the characteristic and no
-    /// injected error matches; dropped silently otherwise.
+    /// injected error matches (then an exchange rule's effects run; its error drops the command); dropped
+    /// silently otherwise.
     func peripheralCommand(_ d: SimulatedDevice, _ c: SimCharacteristic, value: [UInt8], canCommand: Bool) {
         let permitted: Bool
         if canCommand {
@@ -220,7 +228,17 @@ extension Simulator {
             ])
             return
         }
+        let rule = exchangeRule(d, c, value: value)
+        if let rule, rule.error != nil {
+            d.stats.writeFailures &+= 1
+            logger.debug("write command refused by an exchange rule", metadata: [
+                "address": "\(d.spec.address)", "uuid": "\(c.uuid)", "value": "\(Hex.encode(value))",
+            ])
+            runExchange(d, rule)
+            return
+        }
         accept(d, c, value: value, offset: 0, type: "command")
+        if let rule { runExchange(d, rule) }
     }
 
     /// A write the peripheral accepted: stored, logged, echoed.

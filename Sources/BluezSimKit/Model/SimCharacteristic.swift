@@ -60,6 +60,8 @@ public final class SimCharacteristic: Sendable {
     public let acquireNotify: Bool
     /// Its descriptors, in handle order.
     public let descriptors: [SimDescriptor]
+    /// The value at start, which an exchange reset (`reset_on_connect`) restores.
+    public let initialValue: [UInt8]
     /// `"<address> <uuid> "` pre-encoded for the notification log.
     let logPrefix: [UInt8]
     let state: Mutex<State>
@@ -94,6 +96,7 @@ public final class SimCharacteristic: Sendable {
         // A generated characteristic without an explicit start value starts at the generator's first value.
         var gen = generator
         if initial.isEmpty, gen != nil { initial = gen!.next() }
+        self.initialValue = initial
         self.state = Mutex(State(value: initial, generator: gen, faults: spec.faults))
     }
 

@@ -93,6 +93,8 @@ final class SimulatedDevice {
     /// A private address the peripheral no longer uses (scenario `irk`): it never advertises again, and its object
     /// goes like a temporary device's.
     var retired = false
+    /// The state of its exchange rules (scenario `exchanges`): rules with `when.state` match only in it.
+    var exchangeState: String
 
     init(spec: PeripheralSpec, adapterPath: String, settings: ScenarioSettings, genericAttributeService: Bool) {
         self.spec = spec
@@ -101,6 +103,7 @@ final class SimulatedDevice {
         self.gatt = GattDatabase(spec: spec, devicePath: path, genericAttributeService: genericAttributeService,
                                  seed: settings.seed)
         self.inRange = spec.inRange
+        self.exchangeState = spec.exchanges?.initialState ?? ""
         self.paired = spec.paired
         self.rssi = spec.rssi
         self.meanRSSI = spec.rssi

@@ -183,6 +183,8 @@ public struct PeripheralSpec: Sendable {
     public var rotateEvery: Duration = .seconds(900)
     /// The scenario's `address` when it differs from the advertised ``address`` (a device with an ``irk``).
     public var identity: String?
+    /// Its request/answer protocol (scenario `exchanges`), if any.
+    public var exchanges: DeviceExchanges?
 
     /// The address the control interface names it by: the identity address, else the address.
     public var controlAddress: String { identity ?? address }

@@ -180,7 +180,7 @@ struct ScenarioReader {
             "manufacturer_data", "service_data", "advertising_flags", "known", "paired", "trusted", "in_range",
             "advertise_delay", "connect_delay", "resolve_delay", "resolve_delay_cached", "disconnect_delay", "mtu",
             "count", "services", "gap_name", "broadcast", "advertise_while_connected", "pairing", "passkey",
-            "irk", "rotate_every", "ibeacon", "replay", "advertising_interval",
+            "irk", "rotate_every", "ibeacon", "replay", "advertising_interval", "exchanges",
         ])
         guard let addressNode = m["address"] else { throw fail(node, "device needs an address") }
         var spec = PeripheralSpec(address: try address(addressNode))
@@ -220,6 +220,7 @@ struct ScenarioReader {
         if let n = m["services"] {
             for s in try sequence(n, "services") { spec.services.append(try service(s)) }
         }
+        if let n = m["exchanges"] { spec.exchanges = try exchanges(n, services: spec.services) }
         if let n = m["broadcast"] { spec.broadcast = try broadcast(n) }
         spec.pairing = try pairing(m["pairing"], passkey: m["passkey"], device: node)
         if let n = m["advertise"] {

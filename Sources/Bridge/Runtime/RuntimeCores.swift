@@ -41,7 +41,7 @@ extension DeviceSnapshot {
         self.init(
             path: device.path, address: device.address, addressType: device.addressType.rawValue, name: device.name,
             alias: device.alias, rssi: device.rssi, uuids: device.uuids, connected: device.connected,
-            servicesResolved: device.servicesResolved, serviceData: device.serviceData,
+            servicesResolved: device.servicesResolved, paired: device.paired, bonded: device.bonded, serviceData: device.serviceData,
             manufacturerData: device.manufacturerData)
     }
 }

@@ -60,17 +60,35 @@ extension ObjectTreeCentral {
         withTree { $0.devices(adapter: adapter) }
     }
 
+    /// One pass over the tree (a session reads this for every input): the GATT objects below the device, each
+    /// under its parent path (BlueZ nests them: `…/dev_X/serviceNNNN/charNNNN/descNNNN`), in path order.
     public func deviceObjects(_ path: String) -> BluetoothDeviceObjects? {
         withTree { t in
             guard let device = t.device(path) else { return nil }
-            let services = t.services(device: path).map { s in
+            let prefix = path + "/"
+            var services: [GattService] = []
+            var characteristics: [Substring: [GattCharacteristic]] = [:]
+            var descriptors: [Substring: [GattDescriptor]] = [:]
+            for (objectPath, interfaces) in t.objects where objectPath.hasPrefix(prefix) {
+                guard let slash = objectPath.lastIndex(of: "/") else { continue }
+                let parent = objectPath[..<slash]
+                if let p = interfaces[BlueZ.gattService], let service = GattService(path: objectPath, properties: p) {
+                    services.append(service)
+                } else if let p = interfaces[BlueZ.gattCharacteristic], let c = GattCharacteristic(path: objectPath, properties: p) {
+                    characteristics[parent, default: []].append(c)
+                } else if let p = interfaces[BlueZ.gattDescriptor], let d = GattDescriptor(path: objectPath, properties: p) {
+                    descriptors[parent, default: []].append(d)
+                }
+            }
+            let mapped = services.sorted { $0.path < $1.path }.map { s in
                 BluetoothDeviceObjects.Service(
                     service: s,
-                    characteristics: t.characteristics(service: s.path).map { c in
-                        BluetoothDeviceObjects.Characteristic(characteristic: c, descriptors: t.descriptors(characteristic: c.path))
+                    characteristics: (characteristics[Substring(s.path)] ?? []).sorted { $0.path < $1.path }.map { c in
+                        BluetoothDeviceObjects.Characteristic(
+                            characteristic: c, descriptors: (descriptors[Substring(c.path)] ?? []).sorted { $0.path < $1.path })
                     })
             }
-            return BluetoothDeviceObjects(device: device, services: services)
+            return BluetoothDeviceObjects(device: device, services: mapped)
         }
     }
 

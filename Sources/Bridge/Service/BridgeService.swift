@@ -76,3 +76,12 @@ public struct BridgeService: Service {
         logger.info("stopped")
     }
 }
+
+extension BridgeService: CustomStringConvertible {
+    /// What the service lifecycle logs of this service (`sl-service=`): its name and broker, never its configuration
+    /// (the broker password, bindkeys, passkeys and IRKs are in there).
+    public var description: String {
+        let url = config.mqtt.url
+        return "BridgeService(\(url.scheme.rawValue)://\(url.host):\(url.port))"
+    }
+}

@@ -108,8 +108,6 @@ extension Supervisor {
             ctx.broker.publish(ctx.topics.bridgeState, text: online ? "online" : "offline", retain: true)
         case .publishAvailability(let segment, let online):
             ctx.broker.publish(ctx.topics.availability(device: segment), text: online ? "online" : "offline", retain: true)
-        case .publishDevices(let force):
-            feed(.devicesListed(payload: devicesPayload(), force: force), .noDevices, &group)
         case .sendDevices(let payload):
             ctx.broker.publish(topic: ctx.topics.bridgeDevices, payload: payload, qos: 1, retain: true)
         case .respond(let response):
@@ -135,6 +133,12 @@ extension Supervisor {
             if sent > 0 { logger.debug("Home Assistant: sent the last \(sent) values again") }
         case .homeAssistantRemove(let path):
             homeAssistant.remove(path: path)
+        case .homeAssistantForget(let path):
+            homeAssistant.forget(path: path)
+        case .clearLegacyDiscovery(let topic):
+            homeAssistant.clearLegacy(topic: topic)
+        case .presenceBroker(let up):
+            ctx.presence?.broker(up: up)
 
         case .remember(let address, let addressType, let mapped):
             known.remember(address: address, addressType: addressType, mapped, startedAt: core.startedAt, now: now, logger: logger)

@@ -4,38 +4,6 @@ import RuntimeCore
 import MQTT
 
 extension Supervisor {
-    /// `{base}/bridge/devices`: one object per managed device (SPEC §4, §6).
-    func devicesPayload() -> [UInt8] {
-        var list: [JSONValue] = []
-        for d in observedDevices {
-            let e = d.entry.record, snapshot = d.object
-            var services: [JSONValue] = []
-            if d.connected && !e.services.isEmpty {
-                services = e.services.map { .string($0) }
-            } else {
-                let config = config.device(address: e.address, name: snapshot?.name ?? snapshot?.alias)
-                for u in snapshot?.uuids ?? [] {
-                    guard GattMapping.listsService(u, device: config) else { continue }
-                    services.append(.string(ctx.topics.serviceSegment(u, config: config)))
-                }
-            }
-            var obj = JSONObject()
-            obj.append("name", .string(e.segment))
-            obj.append("address", .string(e.address.description))
-            obj.append("address_type", .string(e.addressType))
-            obj.append("connected", .bool(d.connected))
-            obj.append("rssi", d.rssi.map { .integer(Int64($0)) } ?? .null)
-            obj.append("services", .array(services))
-            obj.append("connection", .string(e.policy.name))
-            obj.append("available", .bool(e.available))
-            obj.append("adapter", .string(d.entry.adapter))
-            obj.append("paired", .bool(snapshot?.paired ?? false))
-            obj.append("bonded", .bool(snapshot?.bonded ?? false))
-            list.append(.object(obj))
-        }
-        return JSONValue.array(list).jsonBytes
-    }
-
     /// `{base}/bridge/request/{command}`: the core decides what is done and answered; the
     /// answer goes to `bridge/response/{command}` and the message's v5 Response Topic.
     func handleRequest(_ command: String, _ message: MQTTMessage, _ group: inout DiscardingTaskGroup) {
@@ -63,8 +31,8 @@ extension Supervisor {
             data.append("devices", .integer(Int64(entries.count)))
             data.append("connected", .integer(Int64(entries.filter(\.record.available).count)))
             data.append("published", .integer(Int64(clamping: ctx.router.published)))
-        case .devices:
-            data.append("devices", (try? JSONParser.parse(devicesPayload())) ?? .array([]))
+        case .devices(let list):
+            data.append("devices", .array(list))
         case .device(let name, let address):
             data.append("device", .string(name))
             if let address { data.append("address", .string(address)) }

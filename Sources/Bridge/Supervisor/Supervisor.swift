@@ -101,24 +101,16 @@ final class Supervisor {
         if !core.stopping, let presence = ctx.presence, let at = presence.deadline, at <= now { presence.tick() }
     }
 
+    /// Feeds one input to the core. While it stops, the core decides what still counts (the sessions' ends);
+    /// the executor only keeps its own books (the session handles).
     private func handle(_ input: SupervisorInput, _ group: inout DiscardingTaskGroup) {
-        if core.stopping {
-            // Only the sessions' ends matter now (bounded by the core's stop timeout).
-            if case .sessionEnded(let path) = input {
-                sessions[path] = nil
-                feed(.sessionEnded(path: path), .noDevices, &group)
-            }
-            return
-        }
         switch input {
         case .bluez(let event):
             handleBlueZ(event, &group)
         case .brokerConnected:
             feed(.brokerConnected, .noDevices, &group)
-            ctx.presence?.broker(up: true)
         case .brokerDisconnected:
             feed(.brokerDisconnected, .noDevices, &group)
-            ctx.presence?.broker(up: false)
         case .presence:
             break  // the loop waits for the new deadline
         case .trackerHeard(let name, let address, let path, let rssi):
@@ -130,25 +122,25 @@ final class Supervisor {
         case .homeAssistantOnline:
             feed(.homeAssistantOnline, .noDevices, &group)
         case .legacyDiscovery(let topic):
-            homeAssistant.clearLegacy(topic: topic)
+            feed(.legacyDiscovery(topic: topic), .noDevices, &group)
         case .request(let command, let message):
             handleRequest(command, message, &group)
         case .session(let path, let report):
             switch report {
-            case .availability(let online): feed(.availability(path: path, online), .noDevices, &group)
+            // Reports that change `bridge/devices` read the device's object (its Connected, RSSI, UUIDs, bond).
+            case .availability(let online): feed(.availability(path: path, online), .paths([path]), &group)
             case .linkChanged(let up):
-                feed(.linkChanged(path: path, connected: up), .noDevices, &group)
+                feed(.linkChanged(path: path, connected: up), .paths([path]), &group)
             case .connectReturned: feed(.connectReturned(path: path), .noDevices, &group)
-            case .mapped(let mapped): feed(.mapped(path: path, mapped), .noDevices, &group)
+            case .mapped(let mapped): feed(.mapped(path: path, mapped), .paths([path]), &group)
             case .advertised(let advertised):
                 let name = config.homeAssistant.discovery ? central.device(path).flatMap(\.localName) : nil
                 feed(.advertised(path: path, advertised, name: name), .noDevices, &group)
             case .unreadable(let uuid): feed(.unreadable(path: path, uuid: uuid), .noDevices, &group)
-            case .paired: perform(.publishDevices(force: false), &group)  // its paired and bonded flags changed
+            case .paired: feed(.paired(path: path), .paths([path]), &group)
             }
         case .sessionEnded(let path):
             sessions[path] = nil
-            if core.cluster != nil { homeAssistant.forget(path: path) }
             feed(.sessionEnded(path: path), .paths([path]), &group)
         case .storedConnectReturned(let path):
             feed(.storedConnectReturned(path: path), .noDevices, &group)

@@ -13,7 +13,7 @@ extension BridgeConfig {
         public var password: String?
         /// `tls`: certificate files, used only with an `mqtts://` URL (the scheme alone turns TLS on).
         /// Relative paths are resolved against the configuration file's directory by
-        /// ``BridgeConfig/load(path:environment:hostName:)``.
+        /// `BridgeConfig.load(path:environment:hostName:)` (ConfigLoader).
         public var tls: TLSSettings?
         /// `protocol`: `"5"` (default) or `"3.1.1"`.
         public var protocolVersion: ProtocolVersion

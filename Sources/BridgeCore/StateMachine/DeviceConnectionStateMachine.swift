@@ -155,13 +155,11 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
                 failedAttempts += 1
                 return [.waitForDisconnect] + enterDisconnecting(now: now)
             case .connectFailed(.other):
-                failedAttempts += 1
-                return [.disconnect] + enterDisconnecting(now: now)
+                return failAttempt(now: now)
             case .connectedChanged(false):
                 return lostConnection(now: now)
             case .tick where now >= deadline:
-                failedAttempts += 1
-                return [.disconnect] + enterDisconnecting(now: now)
+                return failAttempt(now: now)
             default:
                 break
             }
@@ -172,15 +170,13 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
                 state = .ready(since: now)
                 return [.publishAvailability(true)]
             case .subscribeFailed:
-                failedAttempts += 1
-                return [.disconnect] + enterDisconnecting(now: now)
+                return failAttempt(now: now)
             case .servicesResolved(false):
                 return enterResolving(now: now)
             case .connectedChanged(false):
                 return lostConnection(now: now)
             case .tick where now >= deadline:
-                failedAttempts += 1
-                return [.disconnect] + enterDisconnecting(now: now)
+                return failAttempt(now: now)
             default:
                 break
             }
@@ -332,6 +328,12 @@ public struct DeviceConnectionStateMachine<Instant: InstantProtocol>: Sendable w
         let deadline = now.advanced(by: configuration.subscribeTimeout)
         state = .subscribing(deadline: deadline)
         return [.startSubscribing, .scheduleTick(at: deadline)]
+    }
+
+    /// An attempt failed with a link (or half of one) up: counted, the link is dropped, and the machine waits for it to go.
+    mutating func failAttempt(now: Instant) -> [Action] {
+        failedAttempts += 1
+        return [.disconnect] + enterDisconnecting(now: now)
     }
 
     mutating func enterDisconnecting(now: Instant) -> [Action] {

@@ -18,6 +18,9 @@ package struct DeviceSnapshot: Sendable, Hashable {
     package var connected: Bool
     /// `ServicesResolved`.
     package var servicesResolved: Bool
+    /// `Paired` and `Bonded`.
+    package var paired: Bool
+    package var bonded: Bool
     /// `ServiceData`: advertised service data by service UUID.
     package var serviceData: [BluetoothUUID: [UInt8]]
     /// `ManufacturerData`: advertised manufacturer data by company id.
@@ -27,7 +30,7 @@ package struct DeviceSnapshot: Sendable, Hashable {
     package init(
         path: String, address: BluetoothAddress, addressType: String = "public", name: String? = nil,
         alias: String? = nil, rssi: Int? = nil, uuids: [BluetoothUUID] = [], connected: Bool = false,
-        servicesResolved: Bool = false,
+        servicesResolved: Bool = false, paired: Bool = false, bonded: Bool = false,
         serviceData: [BluetoothUUID: [UInt8]] = [:], manufacturerData: [UInt16: [UInt8]] = [:]
     ) {
         self.path = path
@@ -39,6 +42,8 @@ package struct DeviceSnapshot: Sendable, Hashable {
         self.uuids = uuids
         self.connected = connected
         self.servicesResolved = servicesResolved
+        self.paired = paired
+        self.bonded = bonded
         self.serviceData = serviceData
         self.manufacturerData = manufacturerData
     }

@@ -1,9 +1,10 @@
 /// A session's one GATT queue (SPEC §4): everything the session asks of its peripheral, one BlueZ call at a time.
 ///
-/// A connection's setup runs first: its operations in order, the last its `setupDone` marker; while it runs
-/// (``Setup/running``, until the marker ran) the work waits. The work (commands and polls) runs in arrival order
-/// once the device is ready. At most one operation is in flight (``inFlight``); its completion comes back as an
-/// input, whatever happened to the link meanwhile.
+/// A link's setup runs first (``SessionLink/Setup``: it belongs to the link); while it runs the work waits. The
+/// work (commands and polls) runs in arrival order once the device is ready, and outlives a link: commands wait
+/// for the next one (or their deadline). At most one operation is in flight (``inFlight``); it outlives a link too:
+/// its completion comes back as an input whatever happened to the link meanwhile, tagged with the connection
+/// attempt it was sent for, and nothing else starts before it.
 package struct GattQueue<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// The BlueZ call in flight.
     package enum InFlight: Sendable {
@@ -16,19 +17,6 @@ package struct GattQueue<Instant: InstantProtocol>: Sendable where Instant.Durat
         case pairing
     }
 
-    /// The setup of the current connection.
-    package struct Setup: Sendable {
-        /// Its operations not started yet (the last is its `setupDone` marker).
-        package var operations: [GattOperation<Instant>] = []
-        /// It was queued and its marker has not run: the work waits.
-        package var running = false
-        /// Subscriptions it queued, and those refused (all refused: the connection is not subscribed).
-        package var subscribeAttempts = 0
-        package var subscribeFailures = 0
-    }
-
-    /// The setup of the current connection.
-    package var setup = Setup()
     /// Commands and polls, in arrival order.
     package var work: [GattOperation<Instant>] = []
     /// The call in flight, if any.
@@ -49,5 +37,17 @@ package struct GattQueue<Instant: InstantProtocol>: Sendable where Instant.Durat
     package var unansweredCommand: PendingCommand<Instant>? {
         if case .command(let command, answered: false) = inFlight { return command }
         return nil
+    }
+
+    /// The link (or readiness) went away: what it queued is void (poll reads, resubscriptions of sockets that hung
+    /// up; its setup went with it, and the next link's setup subscribes again); commands wait for the next link (or
+    /// their deadline).
+    package mutating func linkLost() {
+        work.removeAll {
+            switch $0 {
+            case .read, .subscribe: true
+            case .command, .readDescriptor, .setupDone, .pair: false
+            }
+        }
     }
 }

@@ -33,10 +33,10 @@ extension SessionCore {
             let settings = device.config?.characteristic(mc.uuid)
             let descriptors = descriptorPaths(of: mc.path, s)
             if settings?.format == nil, mc.canRead || mc.canNotify, let path = descriptors[.presentationFormat] {
-                queue.setup.operations.append(.readDescriptor(mc, .presentationFormat, path: path))
+                link?.setup.operations.append(.readDescriptor(mc, .presentationFormat, path: path))
             }
             if settings?.name == nil, configuration.homeAssistantDiscovery, let path = descriptors[.userDescription] {
-                queue.setup.operations.append(.readDescriptor(mc, .userDescription, path: path))
+                link?.setup.operations.append(.readDescriptor(mc, .userDescription, path: path))
             }
         }
     }

@@ -11,20 +11,20 @@ extension SessionCore {
     /// device was set up are mapped and set up on their own.
     package mutating func checkGatt(_ s: inout Step) {
         guard let view = s.view, view.servicesResolved, machine.isConnected else { return }
-        if let last = lastGattObjectAt, last.duration(to: s.now) < timing.gattQuietPeriod {
-            gattCheckAt = last.advanced(by: timing.gattQuietPeriod)
+        if let last = gatt.lastChangeAt, last.duration(to: s.now) < timing.gattQuietPeriod {
+            gatt.checkAt = last.advanced(by: timing.gattQuietPeriod)
             return
         }
         guard !view.services.isEmpty else { return }
         let exported = Set(view.services.map(\.uuid))
         let missing = view.uuids.filter { !Self.unexportedServices.contains($0) && !exported.contains($0) }
-        if !missing.isEmpty && !reportedMissingServices {
-            let waited = resolvedAt.map { $0.duration(to: s.now) } ?? timing.missingServicesGrace
+        if !missing.isEmpty && !gatt.reportedMissingServices {
+            let waited = gatt.resolvedAt.map { $0.duration(to: s.now) } ?? timing.missingServicesGrace
             if waited < timing.missingServicesGrace {
-                gattCheckAt = (resolvedAt ?? s.now).advanced(by: timing.missingServicesGrace)
+                gatt.checkAt = (gatt.resolvedAt ?? s.now).advanced(by: timing.missingServicesGrace)
                 return
             }
-            reportedMissingServices = true
+            gatt.reportedMissingServices = true
             s.log(.notice,
                 "\(device.address): no GATT objects for \(missing.map(\.shortForm).joined(separator: ", ")) \(waited) after ServicesResolved; going on without them")
         }
@@ -37,30 +37,33 @@ extension SessionCore {
     }
 
     private func hasUnmapped(_ view: DeviceView) -> Bool {
-        view.services.contains { s in s.characteristics.contains { !link.mappedPaths.contains($0.path) } }
+        let mapped = link?.mappedPaths ?? []
+        return view.services.contains { s in s.characteristics.contains { !mapped.contains($0.path) } }
     }
 
     /// Maps the whole device and queues its setup (the machine's `startSubscribing`).
     package mutating func startSetup(_ s: inout Step) {
         characteristics.removeAll()
-        link.mappedPaths.removeAll()
-        queue.setup.subscribeAttempts = 0
-        queue.setup.subscribeFailures = 0
+        link?.mappedPaths.removeAll()
+        link?.setup.subscribeAttempts = 0
+        link?.setup.subscribeFailures = 0
         // The last connection dropped with a refusal for lack of pairing: pair before anything else.
-        if pairing.onConnect { queue.setup.operations.append(.pair) }
+        if pairing.onConnect { link?.setup.operations.append(.pair) }
         enqueueSetup(mapNew(&s), onlyNew: false, &s)
     }
 
-    /// Maps the characteristics not mapped yet in this connection to topics and routes; returns them.
+    /// Maps the characteristics not mapped yet on this link to topics and routes; returns them.
     package mutating func mapNew(_ s: inout Step) -> [MappedCharacteristic] {
         let topics = configuration.topics
         let config = device.config
         var added: [MappedCharacteristic] = []
+        var mappedPaths = link?.mappedPaths ?? []
+        defer { link?.mappedPaths = mappedPaths }
         for service in s.view?.services ?? [] {
             let serviceUUID = service.uuid
             let serviceSegment = topics.serviceSegment(serviceUUID, config: config)
-            for ch in service.characteristics where !link.mappedPaths.contains(ch.path) {
-                link.mappedPaths.insert(ch.path)
+            for ch in service.characteristics where !mappedPaths.contains(ch.path) {
+                mappedPaths.insert(ch.path)
                 let uuid = ch.uuid
                 guard GattMapping.shouldMap(service: serviceUUID, characteristic: uuid, device: config) else { continue }
                 let segment = topics.characteristicSegment(uuid, config: config)
@@ -92,32 +95,36 @@ extension SessionCore {
             read = inCycle
         }
         enqueueDescriptorReads(list, &s)
+        var setup = link?.setup ?? SessionLink.Setup()
         if subscribe {
             for mc in list where mc.canNotify {
-                queue.setup.operations.append(.subscribe(mc))
-                queue.setup.subscribeAttempts += 1
+                setup.operations.append(.subscribe(mc))
+                setup.subscribeAttempts += 1
             }
         }
         if read {
-            for mc in list where mc.canRead { queue.setup.operations.append(.read(mc, initial: true)) }
+            for mc in list where mc.canRead { setup.operations.append(.read(mc, initial: true)) }
         }
-        queue.setup.operations.append(.setupDone(onlyNew: onlyNew))
-        queue.setup.running = true
+        setup.operations.append(.setupDone(onlyNew: onlyNew))
+        setup.running = true
+        link?.setup = setup
     }
 
     /// The setup marker was reached: the connection is subscribed (or not).
     package mutating func setupDone(onlyNew: Bool, _ s: inout Step) {
-        queue.setup.running = false
+        link?.setup.running = false
+        let setup = link?.setup ?? SessionLink.Setup()
+        let notifying = link?.notifying.count ?? 0
         let reads = characteristics.values.filter(\.canRead).count
         if onlyNew {
-            s.log(.info, "\(device.address): more characteristics appeared; \(link.notifying.count) notifying")
+            s.log(.info, "\(device.address): more characteristics appeared; \(notifying) notifying")
         } else {
             s.log(.info,
-                "\(device.address): subscribed to \(link.notifying.count) characteristics, read \(reads)\(queue.setup.subscribeFailures > 0 ? ", \(queue.setup.subscribeFailures) refused notifications" : "")")
+                "\(device.address): subscribed to \(notifying) characteristics, read \(reads)\(setup.subscribeFailures > 0 ? ", \(setup.subscribeFailures) refused notifications" : "")")
         }
         reportMapping(&s)
         if !onlyNew {
-            if queue.setup.subscribeAttempts > 0 && queue.setup.subscribeFailures == queue.setup.subscribeAttempts {
+            if setup.subscribeAttempts > 0 && setup.subscribeFailures == setup.subscribeAttempts {
                 feed(.subscribeFailed, &s)
             } else {
                 feed(.subscribed, &s)
@@ -157,19 +164,19 @@ extension SessionCore {
     /// The device became ready: start the `poll` intervals of its characteristics.
     package mutating func becameReady(_ s: inout Step) {
         for mc in characteristics.values where mc.canRead {
-            if let interval = mc.poll { link.pollDue[mc.path] = s.now.advanced(by: interval) }
+            if let interval = mc.poll { link?.pollDue[mc.path] = s.now.advanced(by: interval) }
         }
     }
 
     /// Queues the reads whose `poll` interval came.
     package mutating func duePolls(_ s: inout Step) {
         guard machine.isReady else { return }
-        for (p, due) in link.pollDue where due <= s.now {
+        for (p, due) in link?.pollDue ?? [:] where due <= s.now {
             guard let mc = characteristics.values.first(where: { $0.path == p }), let interval = mc.poll else {
-                link.pollDue[p] = nil
+                link?.pollDue[p] = nil
                 continue
             }
-            link.pollDue[p] = s.now.advanced(by: interval)
+            link?.pollDue[p] = s.now.advanced(by: interval)
             let queued = queue.work.contains { if case .read(let m, _) = $0 { return m.path == p } else { return false } }
             if !queued { queue.work.append(.read(mc, initial: false)) }
         }

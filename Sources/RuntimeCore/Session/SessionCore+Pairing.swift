@@ -14,16 +14,9 @@ import BridgeCore
 /// and its refused reads are remembered, so only a subscription refused with the link dropped (BlueZ pairs for its
 /// CCC write on every connection) waits the delay there.
 extension SessionCore {
-    /// The pairing states of one session.
+    /// What a session remembers of pairing across its links (the pairing in flight and the outcome of this link's
+    /// are the link's: ``SessionLink/pairing``, ``SessionLink/paired``, ``SessionLink/pairingFailure``).
     package struct PairingState: Sendable {
-        /// The operation to run again once the pairing in flight finished (nil: a pairing before the setup).
-        package var retry: GattOperation?
-        /// A pairing is in flight.
-        package var running = false
-        /// This connection paired (successfully): a refusal now is not for lack of a bond.
-        package var pairedThisConnection = false
-        /// This connection's pairing failed, with this error: not again until the next connection.
-        package var failure: BluetoothError?
         /// Pair before the setup of the next connection (the last one dropped with a refusal).
         package var onConnect = false
         /// The read whose refusal (and dropped link) asked for ``onConnect``.
@@ -51,7 +44,14 @@ extension SessionCore {
     /// (nor trusted) by the bridge: its refused characteristics are remembered as before.
     package var pairingAllowed: Bool { device.config != nil }
 
-    package var pairingFailure: BluetoothError? { pairing.failure }
+    /// This link's pairing failed, with this error (nil without a link).
+    package var pairingFailure: BluetoothError? { link?.pairingFailure }
+
+    /// A pairing of the bridge is in flight on this link.
+    package var pairingRunning: Bool { link?.pairing != nil }
+
+    /// This link paired (successfully).
+    package var pairedOnLink: Bool { link?.paired ?? false }
 
     package var pairOnConnect: Bool {
         get { pairing.onConnect }
@@ -62,12 +62,12 @@ extension SessionCore {
     /// for more than it gives (an authenticated or Secure Connections key: Just Works cannot), and 5.66 answers `Pair`
     /// on an LE-bonded device with `AuthenticationFailed` (it tries BR/EDR).
     package func mayPair(after error: BluetoothError, _ s: Step) -> Bool {
-        pairingAllowed && !pairing.running && !pairing.pairedThisConnection && pairing.failure == nil && !givenUp
+        pairingAllowed && !pairingRunning && !pairedOnLink && pairingFailure == nil && !givenUp
             && !bondedNow(s) && !pairingRetry.holds(at: s.now)
     }
 
     /// BlueZ shows the device paired (or bonded) now, and no pairing of the bridge is in flight.
-    package func bondedNow(_ s: Step) -> Bool { s.view?.paired == true && !pairing.running }
+    package func bondedNow(_ s: Step) -> Bool { s.view?.paired == true && !pairingRunning }
 
     /// A read refused although the device is bonded: pairing again cannot help (on real 5.66 the read even drops the
     /// link each time, so every connection would be dropped). Not read again: remembered in the state file with
@@ -85,7 +85,7 @@ extension SessionCore {
     package mutating func noteBond(_ s: inout Step) {
         guard pairingAllowed, s.view?.paired == true, !pairing.bondSeen else { return }
         pairing.bondSeen = true
-        guard !pairing.running, !pairing.pairedThisConnection else { return }
+        guard !pairingRunning, !pairedOnLink else { return }
         s.log(.notice, "\(device.address): paired and bonded in BlueZ (without the bridge's Pair: BlueZ paired it when a read needed encryption, or a bond from before); trusting it")
         s.emit(.trust)
         s.emit(.report(.paired))
@@ -98,8 +98,7 @@ extension SessionCore {
 
     /// Starts the pairing; `op` runs again after it (nil: the setup goes on).
     package mutating func pair(for op: GattOperation?, attempt: Int, _ s: inout Step) {
-        pairing.retry = op
-        pairing.running = true
+        link?.pairing = SessionLink.PairingRun(retry: op)
         pairing.pairAttempt = attempt
         queue.inFlight = .pairing
         s.log(.notice, "\(device.address): \(op.map { "\(Self.describe($0)) was refused for lack of pairing" } ?? "the last connection needed pairing"): pairing (\(pairingMode.rawValue))")
@@ -109,7 +108,9 @@ extension SessionCore {
     /// `Pair` (and `Trusted`) returned. A failure counts even when the link dropped before the reply (real 5.66 and
     /// bluez-sim drop it first).
     package mutating func pairFinished(attempt: Int, error: BluetoothError?, _ s: inout Step) {
-        let current = attempt == generation && pairing.running
+        // The run of this link (a stale reply's link is gone, and its run with it).
+        let run = attempt == generation ? link?.pairing : nil
+        let current = run != nil
         let failed = error.map { $0.code != .alreadyExists } ?? false
         guard current || (failed && attempt == pairing.pairAttempt) else {
             s.log(.debug, "dropping the reply of an earlier pairing (\(attempt), now \(generation))")
@@ -117,19 +118,18 @@ extension SessionCore {
         }
         pairing.pairAttempt = nil
         if current {
-            pairing.running = false
+            link?.pairing = nil
             queue.inFlight = nil
         }
         pairing.onConnect = false
-        let retry = current ? pairing.retry : nil
+        let retry = run?.retry
         // A pairing before the setup stands for the read whose refusal asked for it.
         let refusedRead = pairing.onConnectFor
-        pairing.retry = nil
         pairing.onConnectFor = nil
         // AlreadyExists: bonded already (the refusal was not for lack of a bond): as a success, the retry decides.
         if let error, failed {
-            // This connection's (a stale reply's connection is over: the next one starts clean).
-            if current { pairing.failure = error }
+            // This link's (a stale reply's link is over: the next one starts clean).
+            if current { link?.pairingFailure = error }
             pairing.everFailed = true
             if let op = retry ?? refusedRead.map({ .read($0, initial: true) }) { failAfterPairing(op, error, &s) }
             guard pairingMode != .none else {
@@ -139,7 +139,7 @@ extension SessionCore {
             }
             return pairingFailed(error, "Pair", attempt: attempt, &s)
         }
-        pairing.pairedThisConnection = true
+        link?.paired = true
         s.log(.notice, "\(device.address): paired and bonded\(retry.map { "; \(Self.describe($0)) again" } ?? "")")
         s.emit(.report(.paired))
         resetPairingRetry(because: "it paired", &s)
@@ -148,7 +148,7 @@ extension SessionCore {
         case .command(let command): execute(command, attempt: generation, &s)
         case .read, .subscribe, .readDescriptor, .setupDone, .pair:
             // First in line: the queue runs it next.
-            if queue.setup.running { queue.setup.operations.insert(op, at: 0) } else { queue.work.insert(op, at: 0) }
+            if link?.setup.running == true { link?.setup.operations.insert(op, at: 0) } else { queue.work.insert(op, at: 0) }
         }
     }
 
@@ -161,7 +161,7 @@ extension SessionCore {
         let at = pairingRetry.failed(at: s.now)
         s.emit(.pairingRetry(pairingRetry))
         s.log(.warning, "\(device.address): pairing failed (\(what)): \(error)\(pairingMode == .passkey ? " (is the passkey right?)" : ""); failed pairing \(pairingRetry.failures): nothing more on this connection, the agent refuses the device until the next attempt in \(s.now.duration(to: at)) (the delay doubles up to 10 min; bridge/request/reconnect tries at once)")
-        queue.setup.operations.removeAll()
+        link?.setup.operations.removeAll()
         queue.work.removeAll { if case .command = $0 { false } else { true } }
         if isPoll {
             cycle.nextAt = max(cycle.nextAt ?? at, at)
@@ -204,23 +204,10 @@ extension SessionCore {
             }
         case .subscribe(let mc):
             s.log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed")
-            queue.setup.subscribeFailures += 1
+            link?.setup.subscribeFailures += 1
         case .readDescriptor, .setupDone, .pair:
             break
         }
-    }
-
-    /// A new connection: pairing may be tried again.
-    package mutating func resetPairingForConnection() {
-        let (onConnect, onConnectFor, everFailed) = (pairing.onConnect, pairing.onConnectFor, pairing.everFailed)
-        let (bondSeen, pairAttempt, counted) = (pairing.bondSeen, pairing.pairAttempt, pairing.failureCountedFor)
-        pairing = PairingState()
-        pairing.onConnect = onConnect
-        pairing.onConnectFor = onConnectFor
-        pairing.everFailed = everFailed
-        pairing.bondSeen = bondSeen
-        pairing.pairAttempt = pairAttempt
-        pairing.failureCountedFor = counted
     }
 
     package static func describe(_ op: GattOperation) -> String {

@@ -26,7 +26,7 @@ extension SessionCore {
                 feed(.connectRequested, &s)
             }
         case .running(let startedAt, let failuresAtStart):
-            if machine.isReady && !queue.setup.running && queue.setup.operations.isEmpty {
+            if machine.isReady && !(link?.setup.running ?? false) && (link?.setup.operations.isEmpty ?? true) {
                 s.log(.info, "poll cycle done")
                 setAvailable(true, &s)
                 cycle.phase = listen > .zero ? .listening(until: s.now.advanced(by: listen)) : .waiting

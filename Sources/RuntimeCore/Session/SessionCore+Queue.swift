@@ -6,13 +6,13 @@ extension SessionCore {
     package mutating func pump(_ s: inout Step) {
         if isPoll { steerPollConnection(&s) }
         while !queue.busy && !ended {
-            if let op = queue.setup.operations.first {
+            if let op = link?.setup.operations.first {
                 guard machine.isConnected else { return }
-                queue.setup.operations.removeFirst()
+                link?.setup.operations.removeFirst()
                 start(op, &s)
                 continue
             }
-            guard machine.isReady, !queue.setup.running, let op = queue.work.first else { return }
+            guard machine.isReady, !(link?.setup.running ?? false), let op = queue.work.first else { return }
             queue.work.removeFirst()
             start(op, &s)
         }
@@ -56,7 +56,12 @@ extension SessionCore {
             }
             // Answered whatever happened to the link meanwhile: it was sent.
             if let readValue { s.emit(.publishRead(path: readValue.path, value: readValue.value)) }
-            if !answered { s.emit(.respond(command, result)) }
+            if !answered {
+                s.emit(.respond(command, result))
+            } else {
+                // Its result said timeout: the log says when BlueZ did answer (a slow peripheral, a busy bluetoothd).
+                s.log(.notice, "BlueZ answered the \(command.operation == .set ? "write" : "read") of \(command.service)/\(command.characteristic) on \(device.segment) \(command.deadline.duration(to: s.now)) after the command's deadline; its result said timeout")
+            }
         case .descriptor(let mc, let kind, let result):
             descriptorRead(mc, kind, result, attempt: attempt, &s)
         case .subscribed(let mc, let error, let viaSocket):
@@ -79,16 +84,16 @@ extension SessionCore {
                 }
                 return stale("StartNotify \(mc.path)", &s)
             }
-            if viaSocket { link.acquired[mc.path] = mc }
+            if viaSocket { link?.acquired[mc.path] = mc }
             if let error, Self.isSecurityRefusal(error, linkDropped: false), mayPair(after: error, s) {
                 return pair(for: .subscribe(mc), attempt: attempt, &s)
             }
             if let error {
                 // Generic Attribute's Service Changed and similar may refuse; go on with the rest.
                 s.log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
-                queue.setup.subscribeFailures += 1
+                link?.setup.subscribeFailures += 1
             } else {
-                link.notifying.append(mc.path)
+                link?.notifying.append(mc.path)
             }
         case .read(let mc, let initial, let result, let linkDropped):
             if case .failure(let error) = result, Self.isSecurityRefusal(error, linkDropped: linkDropped) {
@@ -129,7 +134,7 @@ extension SessionCore {
                 s.emit(.publishRead(path: mc.path, value: value))
                 // Device Information strings name the device in Home Assistant; the mapping
                 // report at the end of setup carries them, a later change is reported again.
-                if information.record(mc.uuid, bytes: value) && !queue.setup.running { reportMapping(&s) }
+                if information.record(mc.uuid, bytes: value) && !(link?.setup.running ?? false) { reportMapping(&s) }
             case .failure(let error):
                 s.log(.warning, "\(initial ? "ReadValue" : "poll") \(mc.key.service)/\(mc.key.characteristic) failed: \(error)")
             }
@@ -156,20 +161,21 @@ extension SessionCore {
     /// An `AcquireNotify` socket hung up. With the link going down that is all; if the link is
     /// still up a second later, BlueZ ended the notifications on its own: subscribe again.
     package mutating func notificationsReleased(_ characteristic: String, _ s: inout Step) {
-        guard let mc = link.acquired.removeValue(forKey: characteristic) else { return }
-        link.notifying.removeAll { $0 == characteristic }
+        guard let mc = link?.acquired[characteristic] else { return }
+        link?.acquired[characteristic] = nil
+        link?.notifying.removeAll { $0 == characteristic }
         guard machine.isReady, !ended else { return }
         s.log(.debug, "notification socket of \(mc.key.service)/\(mc.key.characteristic) hung up")
-        link.resubscribe.append(mc)
-        link.resubscribeAt = s.now.advanced(by: .seconds(1))
+        link?.resubscribe.append(mc)
+        link?.resubscribeAt = s.now.advanced(by: .seconds(1))
     }
 
     /// Queues the subscriptions whose sockets hung up while the link stayed up.
     package mutating func resubscribeReleased(_ s: inout Step) {
-        let list = link.resubscribe
-        link.resubscribe.removeAll()
+        guard let link else { return }
+        self.link?.resubscribe.removeAll()
         guard machine.isReady, !ended else { return }
-        for mc in list where link.mappedPaths.contains(mc.path) && !link.notifying.contains(mc.path) {
+        for mc in link.resubscribe where link.mappedPaths.contains(mc.path) && !link.notifying.contains(mc.path) {
             s.log(.notice, "notifications of \(mc.key.service)/\(mc.key.characteristic) ended while connected: subscribing again")
             queue.work.append(.subscribe(mc))
         }

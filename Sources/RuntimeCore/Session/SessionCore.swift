@@ -4,12 +4,22 @@ import Logging
 /// Every decision of one peripheral's session, as a pure value: inputs in, actions out.
 ///
 /// The core owns the device's connection (a ``DeviceConnectionStateMachine``), its one GATT
-/// queue (the setup of a connection, then commands and polls in arrival order, one operation at
+/// queue (the setup of a link, then commands and polls in arrival order, one operation at
 /// a time), command deadlines, poll cycles (``PollCycle``), availability, resubscriptions and
 /// the GATT-quiet-period checks. It does no I/O, starts no task and reads no clock: the
 /// executor (``PeripheralSession``) passes every input with the time and a copy of the device's
 /// BlueZ objects (``DeviceView``), performs the ``Action``s returned, in order, and waits for the
 /// next input until ``nextDeadline``.
+///
+/// Its ``phase`` (``SessionPhase``) is `waiting` (no link), `linked` or `ended`; `linked` carries
+/// what belongs to that link only (``SessionLink``: its setup, subscriptions, poll timers, the
+/// pairing in flight and this link's pairing outcome), so a loss of the link drops it whole and
+/// nothing of one connection leaks into the next. What outlives a link is kept beside the phase:
+/// the queued commands and the call in flight (``GattQueue``), the mapping, the GATT objects' times
+/// (``GattObjectsWait``), the session's pairing memory (``PairingState``), availability and the
+/// poll cycle. The phase follows the machine: it is `linked` exactly while the machine is
+/// connected (a loss of readiness with the connection kept starts a new link), and `ended` once
+/// stopped or removed.
 ///
 /// Every BlueZ call is tagged with the connection attempt (``generation``) it belongs to; a
 /// completion of an earlier attempt is dropped here, except what it teaches that must be kept
@@ -33,24 +43,24 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// When the timers last ran (``nextDeadline`` keeps what is due after it; nil before the first step).
     package var timersCheckedAt: Instant?
 
-    // GATT objects
-    package var lastGattObjectAt: Instant?
-    package var resolvedAt: Instant?
-    package var gattCheckAt: Instant?
-    package var reportedMissingServices = false
+    /// When the device's GATT objects may be mapped (the quiet period, the grace for missing services).
+    package var gatt = GattObjectsWait<Instant>()
+
+    /// Waiting for a link, linked (with what belongs to the link), or ended.
+    package private(set) var phase: SessionPhase<Instant> = .waiting
 
     // Mapping
+    /// The characteristics mapped on the last setup (kept between links: a `/set` payload is checked against them).
     package var characteristics: [MappedCharacteristic.Key: MappedCharacteristic] = [:]
-    /// What this connection set up (notifications, poll timers): reset when the link (or readiness) goes.
-    package var link = LinkSetup<Instant>()
     /// Characteristic UUIDs whose reads need pairing: never read.
     package var unreadable: Set<String>
     /// Device Information (180A) strings read so far.
     package var information = DeviceInformation()
 
-    /// The one GATT queue: the connection's setup, then commands and polls; one call in flight.
+    /// The one GATT queue's commands and polls (after the link's setup), and the one call in flight.
     package var queue = GattQueue<Instant>()
-    /// Pairing when an operation is refused for lack of it (``SessionCore+Pairing``).
+    /// What the session remembers of pairing across links (``SessionCore+Pairing``; the pairing in flight and this
+    /// link's outcome are the link's).
     package var pairing = PairingState()
     /// When the device may pair again after a failed pairing (kept across connections, and sessions: SPEC §11).
     package var pairingRetry: PairingRetry<Instant>
@@ -58,8 +68,6 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     // Availability and policy
     package var available = false
     package var cycle = PollCycle()
-    /// The session ended (stopped, or its device object removed): every input is ignored.
-    package var ended = false
 
     package init(configuration: Configuration) {
         self.configuration = configuration
@@ -73,6 +81,31 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     package var isPoll: Bool {
         if case .poll = device.policy { return true }
         return false
+    }
+
+    /// The session ended (stopped, or its device object removed): every input is ignored.
+    package var ended: Bool { phase.isEnded }
+
+    /// The current link (nil while waiting or ended). Changes go to the phase's link; without one they are dropped
+    /// (there is nothing of a link to change).
+    package internal(set) var link: SessionLink<Instant>? {
+        get { phase.link }
+        // The link is taken out of the phase while it is changed, so that its dictionaries and arrays are held once
+        // and change in place (a get and a set would copy each one changed). Without a link, changes are dropped; a
+        // link is never replaced by nil here (the phase changes that).
+        _modify {
+            var value = takeLink()
+            let had = value != nil
+            defer { if had, let value { phase = .linked(value) } }
+            yield &value
+        }
+    }
+
+    /// The link, out of the phase (left `waiting` until it is put back); nil without one.
+    private mutating func takeLink() -> SessionLink<Instant>? {
+        guard case .linked(let link) = phase else { return nil }
+        phase = .waiting
+        return link
     }
 
     // MARK: Steps
@@ -95,6 +128,13 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         }
         if !ended { noteBond(&s) }
         if ended {
+            // Every command gets its result: the one BlueZ has not answered (its reply would come to a session that
+            // no longer listens) and those queued.
+            if let c = queue.unansweredCommand {
+                queue.inFlight = .command(c, answered: true)
+                fail(c, CommandError(
+                    .notConnected, "the bridge stopped managing device '\(device.segment)' before BlueZ answered (it may have reached the device)"), &s)
+            }
             failQueuedCommands(CommandError(.notConnected, "the bridge stopped managing device '\(device.segment)'"), &s)
         } else {
             fireTimers(&s)
@@ -109,8 +149,8 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// When the executor must hand the core ``Input/deadline`` (nil: only an input moves it on).
     package var nextDeadline: Instant? {
-        var deadlines: [Instant?] = [tickAt, gattCheckAt, link.resubscribeAt, cycle.nextDeadline(isPoll: isPoll)]
-        deadlines.append(link.pollDue.values.min())
+        var deadlines: [Instant?] = [tickAt, gatt.checkAt, link?.resubscribeAt, cycle.nextDeadline(isPoll: isPoll)]
+        deadlines.append(link?.pollDue.values.min())
         if let first = firstCommandDeadline() { deadlines.append(first) }
         // A deadline that had passed when the timers last ran could not be acted on (a poll
         // cycle waiting for the last link to go down): an input wakes the loop for it, not a busy
@@ -148,18 +188,14 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         case .connectedChanged(let connected):
             feed(.connectedChanged(connected), &s)
         case .servicesResolved(let resolved):
-            if resolved {
-                resolvedAt = s.now
-                reportedMissingServices = false
-            }
+            if resolved { gatt.resolved(at: s.now) }
             feed(.servicesResolved(resolved), &s)
             if resolved { checkGatt(&s) }
         case .gattObjectsChanged:
-            lastGattObjectAt = s.now
-            gattCheckAt = s.now.advanced(by: timing.gattQuietPeriod)
+            gatt.objectAppeared(at: s.now, quietPeriod: timing.gattQuietPeriod)
         case .deviceRemoved:
             feed(.deviceRemoved, &s)
-            ended = true
+            phase = .ended
         case .connectRequested:
             // Not while a failed pairing's delay runs (a reconnect request ends it).
             guard !pairingRetry.holds(at: s.now) else { break }
@@ -204,11 +240,13 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
             }
         }
         setAvailable(false, &s)
-        ended = true
+        let link = self.link ?? SessionLink()
+        phase = .ended
+        // A command waiting for its pairing is answered with the queued ones.
+        if case .command(let c)? = link.pairing?.retry { queue.work.insert(.command(c), at: 0) }
         let stopping = link.notifying.filter { link.acquired[$0] == nil }
-        // Closing an link.acquired socket is BlueZ's StopNotify.
+        // Closing an acquired socket is BlueZ's StopNotify.
         for p in link.acquired.keys.sorted() { s.emit(.releaseNotify(characteristic: p)) }
-        link.acquired.removeAll()
         s.emit(.shutDown(stopNotify: stopping, disconnect: wasConnected))
     }
 
@@ -220,12 +258,12 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
             tickAt = nil
             feed(.tick, &s)
         }
-        if let at = gattCheckAt, at <= s.now {
-            gattCheckAt = nil
+        if let at = gatt.checkAt, at <= s.now {
+            gatt.checkAt = nil
             checkGatt(&s)
         }
-        if let at = link.resubscribeAt, at <= s.now {
-            link.resubscribeAt = nil
+        if let at = link?.resubscribeAt, at <= s.now {
+            link?.resubscribeAt = nil
             resubscribeReleased(&s)
         }
         expireCommands(&s)
@@ -245,6 +283,7 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         }
         if wasReady && !machine.isReady { linkDown(keepMapping: machine.isConnected) }
         if wasConnected && !machine.isConnected { linkDown(keepMapping: false) }
+        if !wasConnected && machine.isConnected && !ended { phase = .linked(SessionLink()) }
         for action in machineActions { perform(action, &s) }
         if wasConnected != machine.isConnected {
             s.emit(.report(.linkChanged(connected: machine.isConnected)))
@@ -294,17 +333,16 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         feed(.connectFailed(ConnectErrorClass(errorName: error.name, message: error.message)), &s)
     }
 
-    /// The link (or the readiness) went away: setup of that connection is void.
+    /// The link (or the readiness) went away: what it set up is void (`keepMapping`: still connected, a new link).
     private mutating func linkDown(keepMapping: Bool) {
         generation += 1
         // A command that waited for a pairing goes back to the front of the queue (it keeps its deadline).
-        if pairing.running, case .command(let command)? = pairing.retry {
+        if case .command(let command)? = link?.pairing?.retry {
             queue.work.insert(.command(command), at: 0)
         }
-        resetPairingForConnection()
         queue.linkLost()
-        link = LinkSetup()
-        if !keepMapping { gattCheckAt = nil }
+        if !ended { phase = keepMapping ? .linked(SessionLink()) : .waiting }
+        if !keepMapping { gatt.checkAt = nil }
     }
 
     /// Publishes availability (and reports it) when it changes.

@@ -39,11 +39,12 @@ extension SupervisorCore {
         let plan = SessionPlan(
             path: path, address: address, addressType: dev.addressType, segment: segment, config: deviceConfig,
             connectNow: connectNow || isStored(address.description), seed: makeSeed(), policy: policy)
-        addRecord(DeviceRecord(
-            path: path, segment: segment, address: address, addressType: dev.addressType, policy: policy))
+        addRecord(
+            DeviceRecord(path: path, segment: segment, address: address, addressType: dev.addressType, policy: policy),
+            object: dev)
         out.append(.log(.info, "found \(address) (\(name ?? "no name")) → \(topics.baseTopic)/\(segment) [\(policy.name)]"))
         out.append(.startSession(plan))
-        out.append(.publishDevices(force: false))
+        listDevices(force: false, &out)
     }
 
     package mutating func deviceRemoved(_ path: String, now: Instant, _ out: inout [Action]) {
@@ -146,7 +147,7 @@ extension SupervisorCore {
         out.append(.send(path: path, .stop))
         out.append(.unregister(path: path))
         out.append(.publishAvailability(segment: record.segment, online: false))
-        out.append(.publishDevices(force: false))
+        listDevices(force: false, &out)
         out.append(.removeDevice(path: path))
     }
 
@@ -157,7 +158,7 @@ extension SupervisorCore {
         switch event {
         case .availability(let path, let online):
             update(path, &out) { $0.available = online }
-            out.append(.publishDevices(force: false))
+            listDevices(force: false, &out)
             updateDiscovery(tree: tree, &out)
         case .linkChanged(let path, let up):
             if sessionOf[BlueZNames.address(fromDevicePath: path)] == path {
@@ -167,7 +168,7 @@ extension SupervisorCore {
                 record.connected = up
                 if up { record.connects += 1 }
             }
-            out.append(.publishDevices(force: false))
+            listDevices(force: false, &out)
         case .connectReturned(let path):
             storedConnectReturned(path, now: now, tree: tree, &out)
         case .mapped(let path, let mapped):
@@ -185,7 +186,7 @@ extension SupervisorCore {
             if remembers && storedAddresses.insert(address).inserted {
                 stored.append((address, record.addressType))
             }
-            out.append(.publishDevices(force: false))
+            listDevices(force: false, &out)
         case .advertised(let path, let advertised, let name):
             guard let record = devices[path], config.homeAssistant.discovery else { return }
             out.append(.homeAssistantPublish(

@@ -1,8 +1,7 @@
 import BridgeCore
 
-/// `{base}/bridge/request/{command}` (SPEC §6) and `{base}/bridge/devices`: what is answered and
-/// done is decided here; the executor only assembles the figures an answer names (health, the
-/// device list) and publishes.
+/// `{base}/bridge/request/{command}` (SPEC §6): what is answered and done is decided here; the executor only
+/// assembles the figures health names (the value router's counts) and publishes.
 extension SupervisorCore {
     /// The answer to a request, on `bridge/response/{command}` (and a v5 Response Topic).
     package struct Response: Sendable, Equatable {
@@ -21,7 +20,7 @@ extension SupervisorCore {
             /// `healthy` is `bluez && adapter`.
             case health(bluez: Bool, adapter: Bool)
             /// `data.devices`: the `bridge/devices` list.
-            case devices
+            case devices([JSONValue])
             /// `data.device` (and `data.address` when set).
             case device(name: String, address: String?)
         }
@@ -48,7 +47,7 @@ extension SupervisorCore {
         case "health_check":
             response.body = .health(bluez: bluezAvailable, adapter: anyAdapterReady)
         case "devices":
-            response.body = .devices
+            response.body = .devices(devicesList)
         case "unpair":
             guard let target = request["device"]?.stringValue ?? request.stringValue else {
                 response.error = "expected {\"device\": \"<name or address>\"}"
@@ -86,13 +85,5 @@ extension SupervisorCore {
             response.error = "unknown request '\(command)' (known: \(Self.requestCommands.joined(separator: ", ")))"
         }
         out.append(.respond(response))
-    }
-
-    /// The executor built `{base}/bridge/devices`: published when it differs from the last one
-    /// published (or `force`).
-    package mutating func devicesListed(_ payload: [UInt8], force: Bool, _ out: inout [Action]) {
-        guard force || payload != lastDevicesPayload else { return }
-        lastDevicesPayload = payload
-        out.append(.sendDevices(payload))
     }
 }

@@ -24,7 +24,7 @@ extension SupervisorCore {
         case .sessionEnded(let path):
             sessionEnded(path)
             out.append(.log(.debug, "the session of \(path) ended"))
-            if devices.removeValue(forKey: path) != nil { out.append(.unregister(path: path)) }
+            if removeRecord(path) != nil { out.append(.unregister(path: path)) }
             if sessions.isEmpty { finish(&out) }
         case .tick where shutdownDeadline.map { $0 <= now } ?? false, .inboxClosed:
             giveUp(&out)

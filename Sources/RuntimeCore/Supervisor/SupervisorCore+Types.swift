@@ -76,8 +76,11 @@ extension SupervisorCore {
         case homeAssistantSent(devices: Set<String>?)
         /// `{base}/bridge/request/{command}` with its payload.
         case request(command: String, payload: [UInt8])
-        /// The executor built `{base}/bridge/devices` for ``Action/publishDevices(force:)``.
-        case devicesListed(payload: [UInt8], force: Bool)
+        /// A session paired its device (or saw it paired): `bridge/devices` shows its paired and bonded flags (the
+        /// tree holds its object).
+        case paired(path: String)
+        /// A retained discovery config of an earlier version of the bridge came in (Home Assistant's legacy topics).
+        case legacyDiscovery(topic: String)
         /// A session's published availability changed.
         case availability(path: String, Bool)
         /// A session's link came up or went down.
@@ -193,6 +196,9 @@ extension SupervisorCore {
         case trackerOwnership(tracker: String, owned: Bool)
         /// Another bridge's sightings named these trackers (for the presence's room between bridges).
         case trackerSightings(bridge: String, [String: RemoteSighting])
+        /// Tell the trackers' presence (SPEC §12) that the broker connection came up (it publishes every known state
+        /// again) or went down.
+        case presenceBroker(up: Bool)
         /// Another bridge went offline: its tracker reports no longer count.
         case bridgeGone(bridge: String)
         /// Create the session (and its registry entry); report ``Event/sessionEnded(path:)`` when its loop ends.
@@ -208,9 +214,6 @@ extension SupervisorCore {
         case publishBridgeState(online: Bool)
         /// `{base}/{device}/availability` (retained).
         case publishAvailability(segment: String, online: Bool)
-        /// Build `{base}/bridge/devices` and report it (``Event/devicesListed(payload:force:)``):
-        /// it is published unless it did not change (`force`: even then).
-        case publishDevices(force: Bool)
         /// Publish this `{base}/bridge/devices` payload (retained).
         case sendDevices([UInt8])
         /// Answer a request on `bridge/response/{command}` and to its v5 Response Topic.
@@ -231,6 +234,11 @@ extension SupervisorCore {
         case homeAssistantReleaseHeld
         /// Send the last values again, of these devices (segments; nil: every device).
         case resendLastValues(devices: Set<String>?)
+        /// Delete an earlier version's retained discovery config (an empty retained message on `topic`).
+        case clearLegacyDiscovery(topic: String)
+        /// Forget a device's discovery config without touching the broker (a cluster member whose session of it
+        /// ended: another bridge's config may count now; sent afresh if the device comes back here).
+        case homeAssistantForget(path: String)
         /// Remove a forgotten device's discovery config.
         case homeAssistantRemove(path: String)
 

@@ -63,6 +63,9 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
     package private(set) var homeAssistant = HomeAssistantSchedule()
     /// The last `{base}/bridge/devices` payload published.
     package var lastDevicesPayload: [UInt8] = []
+    /// The last snapshot of each managed device's BlueZ object an input's tree held (nil: BlueZ has none), by path:
+    /// what `bridge/devices` shows of BlueZ's side (``SupervisorCore+DevicesList``).
+    package var deviceObjects: [String: DeviceSnapshot] = [:]
     /// With `cluster.enabled`: this bridge's part of the cluster (``SupervisorCore+Cluster``).
     package var cluster: ClusterCore<Instant>?
     /// When the cluster's next tick is due (kept once due until the tick: the cluster gives deadlines after now).
@@ -164,6 +167,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             return out
         }
         bluezAvailable = tree.bluezAvailable
+        noteObjects(tree)
         let wanted = cluster?.ownership.wanted.count ?? 0
         handle(event, now: now, tree: tree, unixTime: unixTime, &out)
         if let cluster, !stopping {
@@ -207,6 +211,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             consider(path, now: now, tree: tree, &out)
             clusterHeard(path, now: now, unixTime: unixTime, tree: tree, &out)
         case .deviceRemoved(let path):
+            if devices[path] != nil { deviceObjects[path] = nil }
             deviceRemoved(path, now: now, &out)
         case .deviceChanged(let path, let changed):
             deviceChanged(path, changed, now: now, tree: tree, &out)
@@ -223,8 +228,10 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         case .brokerConnected:
             brokerConnected(now: now, &out)
             clusterBrokerConnected(now: now, unixTime: unixTime, tree: tree, &out)
+            if !config.trackers.isEmpty { out.append(.presenceBroker(up: true)) }
         case .brokerDisconnected:
             clusterStep(.brokerDisconnected, now: now, unixTime: unixTime, tree: tree, &out)
+            if !config.trackers.isEmpty { out.append(.presenceBroker(up: false)) }
         case .clusterMessage(let topic, let payload):
             clusterStep(.message(topic, payload: payload), now: now, unixTime: unixTime, tree: tree, &out)
         case .trackerHeard(let segment, let address, let adapter, let rssi):
@@ -237,8 +244,11 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             homeAssistant.sent(devices: segments, now: now)
         case .request(let command, let payload):
             request(command, payload: payload, &out)
-        case .devicesListed(let payload, let force):
-            devicesListed(payload, force: force, &out)
+        case .paired(let path):
+            // Its paired and bonded flags changed (the tree holds its object).
+            if devices[path] != nil { listDevices(force: false, &out) }
+        case .legacyDiscovery(let topic):
+            out.append(.clearLegacyDiscovery(topic: topic))
         case .availability, .linkChanged, .connectReturned, .mapped, .advertised, .unreadable:
             report(event, now: now, tree: tree, &out)
             if case .linkChanged(let path, let up) = event {
@@ -247,12 +257,13 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         case .sessionEnded(let path):
             clusterLink(path, up: false, now: now, unixTime: unixTime, tree: tree, &out)
             sessionEnded(path)
+            if cluster != nil { out.append(.homeAssistantForget(path: path)) }
             out.append(.log(.debug, "the session of \(path) ended"))
-            if let record = devices.removeValue(forKey: path) {
+            if let record = removeRecord(path) {
                 out.append(.unregister(path: path))
                 if record.available { out.append(.publishAvailability(segment: record.segment, online: false)) }
             }
-            out.append(.publishDevices(force: false))
+            listDevices(force: false, &out)
             // The device object may be back already (removed and found again while it ended), or the device
             // moves to another adapter.
             reconsider(path, now: now, tree: tree, &out)
@@ -330,14 +341,16 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         for record in devices.values.sorted(by: { $0.segment < $1.segment }) {
             out.append(.publishAvailability(segment: record.segment, online: record.available))
         }
-        out.append(.publishDevices(force: true))
+        listDevices(force: true, &out)
         if config.homeAssistant.discovery { homeAssistantRepublish(reason: "connected to the broker", now: now, &out) }
         out.append(.flushHeldValues)
     }
 
     // MARK: Records
 
-    package mutating func addRecord(_ record: DeviceRecord) {
+    /// A session starts: its record, and the snapshot of its device object (`object`) `bridge/devices` shows.
+    package mutating func addRecord(_ record: DeviceRecord, object: DeviceSnapshot? = nil) {
+        deviceObjects[record.path] = object
         sessions.insert(record.path)
         sessionOf[record.address.description] = record.path
         placingAt[record.address.description] = nil
@@ -365,7 +378,10 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         return true
     }
 
-    package mutating func removeRecord(_ path: String) -> DeviceRecord? { devices.removeValue(forKey: path) }
+    package mutating func removeRecord(_ path: String) -> DeviceRecord? {
+        deviceObjects[path] = nil
+        return devices.removeValue(forKey: path)
+    }
 
     package mutating func makeSeed() -> UInt64 {
         nextSeed &+= 0x9E37_79B9_7F4A_7C15

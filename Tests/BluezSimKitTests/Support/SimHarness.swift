@@ -34,14 +34,15 @@ final class SimHarness: Sendable {
     }
 
     /// Runs `body` with a simulator of `scenario` owning `org.bluez` (and `org.bluezsim` with
-    /// `control`, as `bluez-sim` does); stops it afterwards.
+    /// `control`, as `bluez-sim` does), writing the given logs; stops it afterwards.
     static func run(_ scenario: String, options: SimulatorOptions = SimulatorOptions(), control: Bool = false,
+                    notifyLog: EventLog? = nil, writeLog: EventLog? = nil,
                     _ body: (SimHarness) async throws -> Void) async throws {
         let bus = try PrivateBus()
         let serverConnection = try DBusConnection.connect(address: bus.address, logger: logger)
         let server = DBusObjectServer(connection: serverConnection, logger: logger)
         let simulator = Simulator(scenario: try ScenarioLoader.parse(scenario), server: server, logger: logger,
-                                  options: options)
+                                  options: options, notifyLog: notifyLog, writeLog: writeLog)
         await simulator.start()
         let watch = simulator.watchBusClients(serverConnection)
         var controlConnection: DBusConnection?
@@ -122,12 +123,12 @@ final class SimHarness: Sendable {
         BlueZNames.devicePath(adapter: BlueZNames.adapterPath(adapter), address: address)
     }
 
-    /// The object path of the characteristic with the (short) `uuid` of `address`.
+    /// The object path of the characteristic with the `uuid` (16-bit or full) of `address`.
     func characteristicPath(_ address: String, _ uuid: String) async throws -> String {
         let reply = try await client.call(destination: BlueZNames.service, path: "/",
                                           interface: "org.freedesktop.DBus.ObjectManager", method: "GetManagedObjects")
         guard case .dictionary(_, _, let objects)? = reply.first else { throw TestFailure("no managed objects") }
-        let full = "0000\(uuid)-0000-1000-8000-00805f9b34fb"
+        let full = uuid.count == 36 ? uuid : "0000\(uuid)-0000-1000-8000-00805f9b34fb"
         for entry in objects {
             guard let path = entry.key.string, path.hasPrefix(devicePath(address) + "/"),
                   case .dictionary(_, _, let interfaces) = entry.value else { continue }
@@ -158,6 +159,37 @@ final class SimHarness: Sendable {
 
     func counter(_ address: String, _ name: String) async -> Int {
         (await stats(address))[name]?.int ?? -1
+    }
+
+    /// `WriteValue` of `hex`, with the `type` option when given (else bluetoothd picks the procedure).
+    func write(_ path: String, _ hex: String, type: String? = nil) async throws {
+        let options: [String: DBusValue] = type.map { ["type": .string($0)] } ?? [:]
+        try await call(path, BlueZNames.gattCharacteristic, "WriteValue",
+                       [.bytes(try Hex.decode(hex)), .stringVariantDict(options)])
+    }
+
+    /// `ReadValue` as hex.
+    func read(_ path: String) async throws -> String {
+        let reply = try await call(path, BlueZNames.gattCharacteristic, "ReadValue", [.stringVariantDict([:])])
+        guard let bytes = reply.first?.bytes else { throw TestFailure("ReadValue replied \(reply)") }
+        return Hex.encode(bytes)
+    }
+
+    /// `StartNotify` on `path`, with a recorder of its `PropertiesChanged` started before it.
+    func subscribe(_ path: String) async throws -> PropertyRecorder {
+        let recorder = PropertyRecorder(client, path: path)
+        try await call(path, BlueZNames.gattCharacteristic, "StartNotify")
+        return recorder
+    }
+
+    /// `Disconnect`, then ``connect(_:)`` again: a new link.
+    func reconnect(_ address: String) async throws {
+        let path = devicePath(address)
+        try await call(path, BlueZNames.device, "Disconnect")
+        try await eventually("\(address) disconnected") {
+            (try? await property(path, BlueZNames.device, "Connected")) == .bool(false)
+        }
+        try await connect(address)
     }
 }
 

@@ -1,0 +1,92 @@
+/// What a profile decode does with a value before it is published (SPEC §15 `fields`): nothing, a
+/// scale, or a map from integers to names.
+public enum ProfileFieldTransform: Sendable, Hashable {
+    /// The value as read: integers as JSON integers, floats as numbers, `?` as a boolean, `s` as text.
+    case none
+    /// `raw × numerator / denominator`, always a JSON number. `/10` is 1/10, `*0.01` is 1/100,
+    /// `*2` is 2/1; the fraction is in lowest terms with a positive denominator.
+    case scale(numerator: Int64, denominator: Int64)
+    /// An integer value's name (`{0: "off", 1: "on"}`); a value the map does not name is published
+    /// as the integer itself, so that a firmware's new value is seen rather than dropped.
+    case map([Int64: String])
+
+    /// The largest numerator or denominator of a scale: both stay exact as doubles.
+    static let maxScaleTerm: Int64 = 1 << 53
+
+    /// Parses the text form of a transform: `""` for none, or `/` or `*` and a decimal number
+    /// (`/10`, `*0.01`, `/100`, `*2`, `*-1`, `/0.5`). Maps are not text: build ``map(_:)`` from the
+    /// profile's mapping.
+    /// - Throws: ``ProfileCodecError/Code/badTransform`` with the column in `text`.
+    public static func parse(_ text: String) throws(ProfileCodecError) -> ProfileFieldTransform {
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count, ProfileStructLayout.isSpace(scalars[index]) { index += 1 }
+        guard index < scalars.count else { return .none }
+        let op = scalars[index]
+        guard op == "/" || op == "*" else {
+            throw ProfileCodecError(
+                .badTransform,
+                "a field's transform is empty, a scale such as \"/10\" or \"*0.01\", or a map such as {0: \"off\", 1: \"on\"}",
+                column: index + 1)
+        }
+        index += 1
+        let numberColumn = index + 1
+        var negative = false
+        if index < scalars.count, scalars[index] == "-" {
+            negative = true
+            index += 1
+        }
+        var mantissa: Int64 = 0
+        var fractionDigits = 0
+        var digits = 0
+        var sawPoint = false
+        while index < scalars.count, !ProfileStructLayout.isSpace(scalars[index]) {
+            let scalar = scalars[index]
+            if scalar == ".", !sawPoint {
+                sawPoint = true
+            } else if let digit = ProfileStructLayout.digit(scalar) {
+                digits += 1
+                if sawPoint { fractionDigits += 1 }
+                let (times10, o1) = mantissa.multipliedReportingOverflow(by: 10)
+                let (next, o2) = times10.addingReportingOverflow(Int64(digit))
+                guard !o1, !o2, next < maxScaleTerm, fractionDigits <= 15 else {
+                    throw ProfileCodecError(.badTransform, "the scale has too many digits", column: numberColumn)
+                }
+                mantissa = next
+            } else {
+                throw ProfileCodecError(
+                    .badTransform, "'\(scalar)' in a scale: write a decimal number such as \(op)10 or \(op)0.01",
+                    column: index + 1)
+            }
+            index += 1
+        }
+        let end = index
+        while index < scalars.count, ProfileStructLayout.isSpace(scalars[index]) { index += 1 }
+        guard index == scalars.count else {
+            throw ProfileCodecError(.badTransform, "unexpected text after the scale", column: index + 1)
+        }
+        guard digits > 0 else {
+            throw ProfileCodecError(
+                .badTransform, "'\(op)' needs a number after it, such as \(op)10", column: end + 1)
+        }
+        guard mantissa != 0 else {
+            throw ProfileCodecError(
+                .badTransform, op == "/" ? "division by zero" : "a scale of 0 makes every value 0",
+                column: numberColumn)
+        }
+        // value = mantissa / 10^fractionDigits; "/" inverts it.
+        let power = Int64(IEEE11073.powerOfTen(fractionDigits))
+        var numerator = op == "*" ? mantissa : power
+        var denominator = op == "*" ? power : mantissa
+        let divisor = gcd(numerator, denominator)
+        numerator /= divisor
+        denominator /= divisor
+        return .scale(numerator: negative ? -numerator : numerator, denominator: denominator)
+    }
+
+    static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
+        var (a, b) = (a, b)
+        while b != 0 { (a, b) = (b, a % b) }
+        return a
+    }
+}
