@@ -2,8 +2,8 @@ import CCrypto
 
 /// AES-128 for the simulator's own test traffic (BTHome v2 encryption, resolvable private addresses), called
 /// straight on libcrypto's EVP interface. Every C call of the simulator's cryptography is in this file; it shares
-/// no code with the bridge's decoders (BridgeCore goes through CCrypto's `ccrypto_*` helpers, which this does not
-/// use), so that a bug on one side shows up as frames or addresses the other side refuses.
+/// no code with the bridge's decoders (BridgeCore's AES is its own Swift, `AES128`), so that a bug on one side shows
+/// up as frames or addresses the other side refuses.
 enum SimAES {
     /// The Bluetooth security function e (Core Vol 3 Part H §2.2.1): the 16-byte `block` encrypted with the
     /// 16-byte `key` (AES-128, one block, no padding), both given most significant octet first, as the
