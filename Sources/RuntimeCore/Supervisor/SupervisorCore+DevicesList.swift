@@ -1,12 +1,12 @@
 import BridgeCore
 
 /// `{base}/bridge/devices` (SPEC §4, §6), decided here: one object per managed device, from its record and the
-/// last snapshot of its BlueZ object this core was handed (``SupervisorCore/deviceObjects``). Published when it
+/// last snapshot of its BlueZ object this core was handed (``SupervisorCore/managedSnapshots``). Published when it
 /// differs from the last one published (or forced: a broker connection), and the `devices` request answers it.
 extension SupervisorCore {
     /// The list as `bridge/devices` carries it, sorted by segment.
     package var devicesList: [JSONValue] {
-        devices.values.sorted { $0.segment < $1.segment }.map { deviceEntry($0, object: deviceObjects[$0.path]) }
+        devices.values.sorted { $0.segment < $1.segment }.map { deviceEntry($0, object: managedSnapshots[$0.path]) }
     }
 
     /// Publishes `{base}/bridge/devices` unless it did not change since the last time (`force`: even then).
@@ -19,7 +19,7 @@ extension SupervisorCore {
 
     /// Keeps the snapshots of the managed devices' objects the input's tree holds (the next list shows them).
     mutating func noteObjects(_ tree: Tree) {
-        for (path, object) in tree.devices where devices[path] != nil { deviceObjects[path] = object }
+        for (path, object) in tree.devices where devices[path] != nil { managedSnapshots[path] = object }
     }
 
     /// One device's entry: `connected` is the session's link or BlueZ's `Connected` (5.66 does not always signal

@@ -65,7 +65,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
     package var lastDevicesPayload: [UInt8] = []
     /// The last snapshot of each managed device's BlueZ object an input's tree held (nil: BlueZ has none), by path:
     /// what `bridge/devices` shows of BlueZ's side (``SupervisorCore+DevicesList``).
-    package var deviceObjects: [String: DeviceSnapshot] = [:]
+    package var managedSnapshots: [String: DeviceSnapshot] = [:]
     /// With `cluster.enabled`: this bridge's part of the cluster (``SupervisorCore+Cluster``).
     package var cluster: ClusterCore<Instant>?
     /// When the cluster's next tick is due (kept once due until the tick: the cluster gives deadlines after now).
@@ -211,7 +211,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             consider(path, now: now, tree: tree, &out)
             clusterHeard(path, now: now, unixTime: unixTime, tree: tree, &out)
         case .deviceRemoved(let path):
-            if devices[path] != nil { deviceObjects[path] = nil }
+            if devices[path] != nil { managedSnapshots[path] = nil }
             deviceRemoved(path, now: now, &out)
         case .deviceChanged(let path, let changed):
             deviceChanged(path, changed, now: now, tree: tree, &out)
@@ -350,7 +350,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
 
     /// A session starts: its record, and the snapshot of its device object (`object`) `bridge/devices` shows.
     package mutating func addRecord(_ record: DeviceRecord, object: DeviceSnapshot? = nil) {
-        deviceObjects[record.path] = object
+        managedSnapshots[record.path] = object
         sessions.insert(record.path)
         sessionOf[record.address.description] = record.path
         placingAt[record.address.description] = nil
@@ -379,7 +379,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
     }
 
     package mutating func removeRecord(_ path: String) -> DeviceRecord? {
-        deviceObjects[path] = nil
+        managedSnapshots[path] = nil
         return devices.removeValue(forKey: path)
     }
 
