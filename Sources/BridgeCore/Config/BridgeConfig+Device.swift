@@ -42,6 +42,9 @@ extension BridgeConfig {
         public var pairing: Pairing = .none
         /// `passkey` (with ``Pairing/passkey``): the six digits the device displays or was set to.
         public var passkey: UInt32?
+        /// The device's profile (SPEC §15) bound with its `profile_options`: its steps replace §3's
+        /// "subscribe every notifying, read every readable characteristic".
+        public var profile: DeviceProfileBinding?
 
         /// `devices[].pairing`.
         public enum Pairing: String, Sendable, Hashable, CaseIterable {

@@ -26,6 +26,13 @@ public struct BridgeConfig: Sendable, Hashable {
     public var devices: [Device]
     /// `trackers`: phones, watches, tags and beacons whose presence is published (SPEC §12), in file order.
     public var trackers: [Tracker] = []
+    /// Every profile the bridge knows (SPEC §15): the shipped ones and `profiles_dir`'s, by id.
+    /// `scan` and the page recognize devices with them.
+    public var profiles: [String: DeviceProfile] = [:]
+    /// `profiles_dir`: the directory of the user's profiles.
+    public var profilesDir = BridgeConfig.defaultProfilesDir
+    /// Where the user's profiles are when `profiles_dir` is not given.
+    public static let defaultProfilesDir = "/etc/ble-mqtt-bridge/profiles"
     /// `bridge.id`: this bridge's id in a cluster (SPEC §10), `[a-z0-9_-]+`; default the host name made valid
     /// (``BridgeID/derived(fromHostName:)``).
     public var bridgeID = BridgeID.derived(fromHostName: BridgeConfig.currentHostName())

@@ -86,3 +86,6 @@ extension ProfileFirstByte where Target == ProfileStruct {
         try target(for: payload).decode(payload)
     }
 }
+
+extension ProfileFirstByte: Equatable where Target: Equatable {}
+extension ProfileFirstByte: Hashable where Target: Hashable {}
