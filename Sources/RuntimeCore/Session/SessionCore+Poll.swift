@@ -21,12 +21,12 @@ extension SessionCore {
             s.log(.info, "poll cycle: connecting to \(device.address)")
             if machine.isReady {
                 // Connected on demand: read now.
-                enqueueSetup(Array(characteristics.values).sorted { $0.path < $1.path }, onlyNew: true, &s)
+                enqueueSetup(Array(characteristics.values).sorted { $0.path < $1.path }, onlyNew: true, runsProfile: true, &s)
             } else {
                 feed(.connectRequested, &s)
             }
         case .running(let startedAt, let failuresAtStart):
-            if machine.isReady && !(link?.setup.running ?? false) && (link?.setup.operations.isEmpty ?? true) {
+            if machine.isReady && !(link?.setup.running ?? false) && (link?.setup.operations.isEmpty ?? true) && queue.run == nil {
                 s.log(.info, "poll cycle done")
                 setAvailable(true, &s)
                 cycle.phase = listen > .zero ? .listening(until: s.now.advanced(by: listen)) : .waiting
