@@ -21,6 +21,7 @@ import Testing
     static let radonV2 = "D4:2E:5B:00:03:83"
     static let bot = "E1:2B:3C:4D:5E:6F"
     static let lockedBot = "E1:2B:3C:4D:5E:70"
+    static let curtain = "E1:2B:3C:4D:5E:71"
     static let blind = "02:4E:A3:C1:00:43"
     static let eq3 = "00:1A:22:0E:3B:51"
     static let wavePlus = "58:93:D8:8B:12:0A"
@@ -171,6 +172,42 @@ import Testing
             try await h.write(request, "57129be3e0a3")
             try await recorder.wait(for: "Value", .bytes(try Hex.decode("01642c64000000a10000004800")))
             #expect(try recorder.values("Value") == ["07", "09", "01ff00", "01ff00", "09", "01642c64000000a10000004800"].map {
+                DBusValue.bytes(try Hex.decode($0))
+            })
+        }
+    }
+
+    @Test func switchBotBotTurnsOnAndOffAndKnowsItsPasswordInThem() async throws {
+        try await SimHarness.run(Self.scenario) { h in
+            for (address, on, off, expected) in [
+                (Self.bot, "570101", "570102", ["01ff00", "01ff00"]),
+                (Self.lockedBot, "57119be3e0a301", "57119be3e0a302", ["01ff00", "01ff00"]),
+                (Self.lockedBot, "570101", "5711ece4d03502", ["07", "09"]),
+            ] {
+                try await h.connect(address)
+                let request = try await h.characteristicPath(address, Self.botWrite)
+                let recorder = try await h.subscribe(try await h.characteristicPath(address, Self.botNotify))
+                try await h.write(request, on)
+                try await h.write(request, off)
+                try await recorder.wait(for: "Value", .bytes(try Hex.decode(expected[1])))
+                #expect(try recorder.values("Value").suffix(2) == expected.map { DBusValue.bytes(try Hex.decode($0)) })
+                try await h.call(h.devicePath(address), BlueZNames.device, "Disconnect")
+            }
+        }
+    }
+
+    @Test func switchBotCurtainAnswersItsSettingRequestsAndBasicInfo() async throws {
+        try await SimHarness.run(Self.scenario) { h in
+            try await h.connect(Self.curtain)
+            let request = try await h.characteristicPath(Self.curtain, Self.botWrite)
+            let recorder = try await h.subscribe(try await h.characteristicPath(Self.curtain, Self.botNotify))
+            try await h.write(request, "570f4501010100")  // open
+            try await h.write(request, "570f450100ff")    // stop
+            try await h.write(request, "571f9be3e0a34501010164")  // a password it does not have
+            try await h.write(request, "570f4501050000")  // not a request it knows: no answer
+            try await h.write(request, "5702")
+            try await recorder.wait(for: "Value", .bytes(try Hex.decode("015a2c0100043200")))
+            #expect(try recorder.values("Value") == ["013200", "013200", "08", "015a2c0100043200"].map {
                 DBusValue.bytes(try Hex.decode($0))
             })
         }

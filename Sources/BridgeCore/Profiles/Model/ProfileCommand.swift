@@ -33,7 +33,7 @@ public struct ProfileCommand: Sendable, Hashable {
 }
 
 /// The answer a command waits for: the next notification of `characteristic`, its first byte
-/// naming the result (`ok`, or an error code such as `wrong_password`).
+/// (or the byte at ``offset``) naming the result (`ok`, or an error code such as `wrong_password`).
 public struct ProfileExpect: Sendable, Hashable {
     /// The notifying characteristic.
     public var characteristic: BluetoothUUID
@@ -41,15 +41,27 @@ public struct ProfileExpect: Sendable, Hashable {
     public var answers: ProfileFirstByte<String>
     /// How long the device has to answer (the command's deadline still applies); nil: 5 s.
     public var timeout: Duration?
+    /// Which byte of the answer `answers` reads (`offset: 3` for an AM43's ACK in `9a 0d 01 5a cc`).
+    public var offset: Int
 
     /// The answer that means success.
     public static let ok = "ok"
 
     /// Creates an expectation.
-    public init(characteristic: BluetoothUUID, answers: ProfileFirstByte<String>, timeout: Duration? = nil) {
+    public init(
+        characteristic: BluetoothUUID, answers: ProfileFirstByte<String>, timeout: Duration? = nil, offset: Int = 0
+    ) {
         self.characteristic = characteristic
         self.answers = answers
         self.timeout = timeout
+        self.offset = offset
+    }
+
+    /// The answer name `payload` gives: the entry of its byte at ``offset``.
+    /// - Throws: ``ProfileCodecError/Code/unknownFirstByte`` (or `tooShort`) for an answer the
+    ///   profile does not list.
+    public func answer(for payload: [UInt8]) throws(ProfileCodecError) -> String {
+        try answers.target(for: offset == 0 ? payload : Array(payload.dropFirst(offset)))
     }
 }
 
