@@ -166,6 +166,20 @@ import Testing
         #expect(f.core.link?.notifying == [Self.ffe2Path])
     }
 
+    @Test("a wait_notify after a sleep is armed when the step before the sleep starts")
+    func armedAcrossSleep() throws {
+        var f = try F(profile: try Self.binding([
+            Self.subscribe, try Self.write("01"), ProfileStep(.sleep(.seconds(1))),
+            ProfileStep(.waitNotify(characteristic: Self.ffe2, timeout: .seconds(5), decode: nil)),
+        ]))
+        _ = Self.connect(&f)
+        f.expect(try f.subscribed("ffe2", attempt: 1), Self.resolved, at: 2.1, ["arm ffe0/ffe2 #1", "write ffe0/ffe1 01 request #1"])
+        f.expect(Self.done(), Self.resolved, at: 2.2, [])
+        f.expect(.notified(path: Self.ffe2Path, value: [7], attempt: 1), Self.resolved, at: 2.5, [])
+        let done = f.step(.deadline, Self.resolved, at: 3.2)
+        #expect(done.first == "disarm [\"ffe0/ffe2\"]" && done.contains("availability online"), "\(done)")
+    }
+
     @Test("wait_notify without its notification in time fails the connection")
     func waitNotifyTimeout() throws {
         var f = try F(profile: try Self.binding([Self.subscribe, ProfileStep(.waitNotify(characteristic: Self.ffe2, timeout: .seconds(5), decode: nil))]))
@@ -233,6 +247,28 @@ import Testing
         _ = f.receive(Self.done(), Self.resolved, at: 6.1)
         f.expect(.deadline, Self.resolved, at: 11.1, ["disarm [\"ffe0/ffe2\"]", "respond press timeout"])
         #expect(f.core.queue.run == nil && !f.core.queue.busy)
+    }
+
+    @Test("an expect's offset: the answer byte is read there (an AM43 ACK is byte 3 of 9a 0d 01 5a cc); the mapping report names the profile")
+    func expectOffset() throws {
+        let answers = try ProfileFirstByte<String>([(key: "5a", target: "ok"), (key: "a5", target: "nack")])
+        let move = ProfileCommand(
+            name: "move", steps: [try Self.write("9a0d01")], expect: ProfileExpect(characteristic: Self.ffe2, answers: answers, offset: 3))
+        var f = try F(profile: try Self.binding([Self.subscribe], commands: [move]))
+        _ = Self.connect(&f)
+        let ready = f.core.handle(.received(try f.subscribed("ffe2", attempt: 1)), device: Self.resolved, now: F.t(2.1))
+        let profiles = ready.compactMap { if case .report(.mapped(let m)) = $0 { m.profile } else { nil } }
+        #expect(profiles == ["thing"])
+        _ = f.receive(.command(Self.command("move", deadline: 13)), Self.resolved, at: 3)
+        _ = f.receive(Self.done(), Self.resolved, at: 3.1)
+        f.expect(.notified(path: Self.ffe2Path, value: [0x9a, 0x0d, 0x01, 0xa5, 0x31], attempt: 1), Self.resolved, at: 3.2, [
+            "disarm [\"ffe0/ffe2\"]", "respond move nack",
+        ])
+        _ = f.receive(.command(Self.command("move", deadline: 13)), Self.resolved, at: 4)
+        _ = f.receive(Self.done(), Self.resolved, at: 4.1)
+        f.expect(.notified(path: Self.ffe2Path, value: [0x9a, 0x0d, 0x01, 0x5a, 0xcc], attempt: 1), Self.resolved, at: 4.2, [
+            "disarm [\"ffe0/ffe2\"]", "respond move ok",
+        ])
     }
 
     @Test("unknown commands, /get on a command topic, a device without a profile: unknown_command at once")

@@ -131,7 +131,7 @@ extension SessionCore {
             s.log(.info, "\(device.address): more characteristics appeared; \(notifying) notifying")
         } else {
             s.log(.info,
-                "\(device.address): subscribed to \(notifying) characteristics, read \(reads)\(setup.subscribeFailures > 0 ? ", \(setup.subscribeFailures) refused notifications" : "")")
+                "\(device.address): subscribed to \(notifying) characteristics, read \(reads)\(setup.subscribeFailures > 0 ? ", \(setup.subscribeFailures) refused notifications" : "")\(device.profile.map { "; profile \($0.id)" } ?? "")")
         }
         reportMapping(&s)
         if !onlyNew {
@@ -169,7 +169,7 @@ extension SessionCore {
             .map { configuration.topics.serviceSegment($0, config: device.config) }
         s.emit(.report(.mapped(MappedDevice(
             characteristics: map, services: services.map(\.uuidString), serviceSegments: segments, discovery: discovery,
-            name: s.view?.name, information: information))))
+            name: s.view?.name, information: information, profile: device.profile?.id))))
     }
 
     /// The device became ready: start the `poll` intervals of its characteristics.

@@ -31,6 +31,7 @@ extension SessionCore {
             guard let step = run.step else { return stepsDone(&s) }
             guard let binding = device.profile else { return endRun(CommandError(.unknownCommand, "the device has no profile"), &s) }
             guard let uuid = step.characteristic else {
+                armAhead(&s)
                 if case .sleep(let d) = step.action { queue.run?.waiting = .sleep(until: s.now.advanced(by: d)) }
                 return
             }
@@ -112,17 +113,19 @@ extension SessionCore {
         return left > .zero ? left : nil
     }
 
-    /// Arms the path the run will wait on next: a `wait_notify` after this step, or the command's `expect` when this
-    /// step is the command's last write. The device may notify before the call's reply comes.
+    /// Arms the path the run will wait on next: a `wait_notify` after this step (and the sleeps after it), or the
+    /// command's `expect` when this step is the command's last write. The device may notify before the call's reply
+    /// comes.
     private mutating func armAhead(_ s: inout Step) {
         guard let run = queue.run else { return }
-        let next = run.index + 1
+        var next = run.index + 1
+        while next < run.steps.count, case .sleep = run.steps[next].action { next += 1 }
         if next < run.steps.count, case .waitNotify(let uuid, _, _) = run.steps[next].action, let mc = mapped(uuid) {
             arm(mc.path, &s)
         }
         if case .command(_, let command) = run.purpose, let expect = command.expect,
             case .write = run.steps[run.index].action,
-            !run.steps[next...].contains(where: { if case .write = $0.action { true } else { false } }),
+            !run.steps[(run.index + 1)...].contains(where: { if case .write = $0.action { true } else { false } }),
             let mc = mapped(expect.characteristic)
         {
             arm(mc.path, &s)
@@ -150,7 +153,7 @@ extension SessionCore {
     private mutating func answered(_ value: [UInt8], _ expect: ProfileExpect, _ s: inout Step) {
         let hex = Hex.encode(value)
         do {
-            let name = try expect.answers.target(for: value)
+            let name = try expect.answer(for: value)
             if name == ProfileExpect.ok { return endRun(nil, &s) }
             endRun(CommandError(.gattError, "the device answered \(name) (\(hex))", answer: name), &s)
         } catch {
