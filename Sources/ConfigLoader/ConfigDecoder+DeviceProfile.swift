@@ -42,13 +42,8 @@ extension ConfigDecoder {
         let id = try string(node)
         guard let profile = profiles[id] else {
             let known = profiles.keys.sorted()
-            var message = "unknown profile '\(id)'"
-            if let suggestion = KeySuggestion.closest(to: id, in: known) {
-                message += " (did you mean '\(suggestion)'?)"
-            } else {
-                message += known.isEmpty ? "" : " (known: \(known.joined(separator: ", ")))"
-            }
-            throw error(.invalidValue, message, at: node.mark)
+            let otherwise = known.isEmpty ? "" : " (known: \(known.joined(separator: ", ")))"
+            throw error(.invalidValue, "unknown profile '\(id)'" + Self.suggestion(for: id, among: known, otherwise: otherwise), at: node.mark)
         }
         var options: [String: String] = [:]
         let optionsNode = fields("profile_options")
@@ -56,13 +51,12 @@ extension ConfigDecoder {
             for entry in try namedEntries(optionsNode) {
                 guard let option = profile.options[entry.name] else {
                     let declared = profile.options.keys.sorted()
-                    var message = "profile '\(id)' has no option '\(entry.name)'"
-                    if let suggestion = KeySuggestion.closest(to: entry.name, in: declared) {
-                        message += " (did you mean '\(suggestion)'?)"
-                    } else {
-                        message += declared.isEmpty ? " (it declares none)" : " (it declares: \(declared.joined(separator: ", ")))"
-                    }
-                    throw error(.unknownKey, message, at: entry.key.mark)
+                    let otherwise = declared.isEmpty ? " (it declares none)" : " (it declares: \(declared.joined(separator: ", ")))"
+                    throw error(
+                        .unknownKey,
+                        "profile '\(id)' has no option '\(entry.name)'"
+                            + Self.suggestion(for: entry.name, among: declared, otherwise: otherwise),
+                        at: entry.key.mark)
                 }
                 let value = Self.isNull(entry.value.node) ? "" : try string(entry.value)
                 if value.isEmpty { continue }  // `${BOT_PASSWORD:-}`: not set

@@ -74,17 +74,17 @@ extension ConfigDecoder {
         return entry.name
     }
 
+    /// " (did you mean 'other'?)" for the closest of `known`, else `otherwise`.
+    static func suggestion(for name: String, among known: [String], otherwise: String) -> String {
+        KeySuggestion.closest(to: name, in: known).map { " (did you mean '\($0)'?)" } ?? otherwise
+    }
+
     /// "unknown X 'name' (did you mean 'other'?)" or "(known: a, b)" or "(none declared)".
     func unknownName(_ what: String, _ name: String, among known: [String], at node: Located, hint: String = "") -> ConfigError {
-        var message = "unknown \(what) '\(name)' in '\(node.path)'"
-        if let suggestion = KeySuggestion.closest(to: name, in: known) {
-            message += " (did you mean '\(suggestion)'?)"
-        } else if known.isEmpty {
-            message += " (none declared\(hint))"
-        } else {
-            message += " (known: \(known.sorted().joined(separator: ", "))\(hint))"
-        }
-        return error(.invalidValue, message, at: node.mark)
+        let otherwise = known.isEmpty ? " (none declared\(hint))" : " (known: \(known.sorted().joined(separator: ", "))\(hint))"
+        return error(
+            .invalidValue, "unknown \(what) '\(name)' in '\(node.path)'" + Self.suggestion(for: name, among: known, otherwise: otherwise),
+            at: node.mark)
     }
 
     /// One profile file's root.
@@ -188,11 +188,20 @@ extension ConfigDecoder {
         return values
     }
 
-    /// A command name of `cover:` or `climate:`, which must exist.
-    func commandReference(_ node: Located, profile: DeviceProfile) throws(ConfigError) -> String {
+    /// A command name of `cover:` or `climate:`, which must exist, and take `parameter` when one
+    /// is given (Home Assistant sends `{"position": N}`, `{"temperature": T}`, `{"mode": M}`).
+    func commandReference(_ node: Located, profile: DeviceProfile, parameter: String? = nil) throws(ConfigError) -> String {
         let name = try string(node)
-        guard profile.command(name) != nil else {
+        guard let command = profile.command(name) else {
             throw unknownName("command", name, among: profile.commands.map(\.name), at: node)
+        }
+        if let parameter, !command.parameterNames.contains(parameter) {
+            let used = command.parameterNames
+            throw error(
+                .invalidValue,
+                "'\(node.path)': command '\(name)' must take the parameter '\(parameter)' in a template such as {\(parameter)|u8} "
+                    + (used.isEmpty ? "(it takes none)" : "(it takes \(used.joined(separator: ", ")))"),
+                at: node.mark)
         }
         return name
     }
@@ -213,7 +222,7 @@ extension ConfigDecoder {
         if let node = fields("open") { cover.open = try commandReference(node, profile: profile) }
         if let node = fields("close") { cover.close = try commandReference(node, profile: profile) }
         if let node = fields("stop") { cover.stop = try commandReference(node, profile: profile) }
-        if let node = fields("position") { cover.position = try commandReference(node, profile: profile) }
+        if let node = fields("position") { cover.position = try commandReference(node, profile: profile, parameter: "position") }
         if let node = fields("position_value") { cover.positionValue = try valueReference(node, profile: profile) }
         return cover
     }
@@ -223,20 +232,25 @@ extension ConfigDecoder {
         guard let commandNode = fields("temperature_command") else {
             throw error(.missingKey, "missing required key 'temperature_command' in '\(value.path)'", at: value.keyMark)
         }
-        var climate = ProfileClimate(temperatureCommand: try commandReference(commandNode, profile: profile))
+        var climate = ProfileClimate(
+            temperatureCommand: try commandReference(commandNode, profile: profile, parameter: "temperature"))
         if let node = fields("temperature_value") { climate.temperatureValue = try valueReference(node, profile: profile) }
-        if let node = fields("mode_command") { climate.modeCommand = try commandReference(node, profile: profile) }
+        if let node = fields("mode_command") {
+            climate.modeCommand = try commandReference(node, profile: profile, parameter: "mode")
+        }
         if let node = fields("mode_value") { climate.modeValue = try valueReference(node, profile: profile) }
         if let node = fields("modes") {
             climate.modes = []
             for item in try list(node) { climate.modes.append(try nonEmptyString(item)) }
         }
         if let node = fields("min_temp") { climate.minTemperature = try number(node) }
-        if let node = fields("max_temp") {
-            climate.maxTemperature = try number(node)
-            guard climate.maxTemperature > climate.minTemperature else {
-                throw error(.invalidValue, "'\(node.path)' must be above 'min_temp' (\(climate.minTemperature))", at: node.mark)
-            }
+        if let node = fields("max_temp") { climate.maxTemperature = try number(node) }
+        guard climate.maxTemperature > climate.minTemperature else {
+            let node = fields("max_temp") ?? fields("min_temp")!
+            throw error(
+                .invalidValue,
+                "'\(value.path).max_temp' (\(climate.maxTemperature)) must be above 'min_temp' (\(climate.minTemperature))",
+                at: node.mark)
         }
         if let node = fields("temp_step") {
             climate.temperatureStep = try number(node)

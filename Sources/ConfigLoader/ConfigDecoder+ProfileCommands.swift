@@ -61,13 +61,12 @@ extension ConfigDecoder {
         var parameters: [String: ProfileParameter] = [:]
         for entry in try namedEntries(value) {
             guard used.contains(entry.name) else {
-                var message = "parameter '\(entry.name)' is not used by the command's templates"
-                if let suggestion = KeySuggestion.closest(to: entry.name, in: used) {
-                    message += " (did you mean '\(suggestion)'?)"
-                } else {
-                    message += used.isEmpty ? " (they take none)" : " (they use: \(used.joined(separator: ", ")))"
-                }
-                throw error(.invalidValue, message, at: entry.key.mark)
+                let otherwise = used.isEmpty ? " (they take none)" : " (they use: \(used.joined(separator: ", ")))"
+                throw error(
+                    .invalidValue,
+                    "parameter '\(entry.name)' is not used by the command's templates"
+                        + Self.suggestion(for: entry.name, among: used, otherwise: otherwise),
+                    at: entry.key.mark)
             }
             let fields = try mapping(entry.value, known: ConfigKeys.profileParameter)
             var parameter = ProfileParameter()

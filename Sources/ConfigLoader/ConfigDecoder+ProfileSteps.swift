@@ -126,12 +126,8 @@ extension ConfigDecoder {
             case .option(let name):
                 guard let option = scope.options[name] else {
                     let known = scope.options.keys.sorted()
-                    var message = "option '\(name)' is not declared"
-                    if let suggestion = KeySuggestion.closest(to: name, in: known) {
-                        message += " (did you mean '\(suggestion)'?)"
-                    } else {
-                        message += known.isEmpty ? "; declare it under 'options:'" : " (declared: \(known.joined(separator: ", ")))"
-                    }
+                    let otherwise = known.isEmpty ? "; declare it under 'options:'" : " (declared: \(known.joined(separator: ", ")))"
+                    let message = "option '\(name)' is not declared" + Self.suggestion(for: name, among: known, otherwise: otherwise)
                     throw codecError(ProfileCodecError(.badTemplate, message, column: column), in: node)
                 }
                 if option.optional, condition != .ifSet(name) {

@@ -123,6 +123,37 @@ import Testing
         #expect(try status.decode([0x02, 0x10, 0x00]) == ["radon": .integer(16)])
     }
 
+    @Test func coverAndClimate() throws {
+        let profile = try Self.load("""
+            id: blind
+            values: { position: {}, target_temperature: { unit: "°C", device_class: temperature } }
+            decode:
+              status: { struct: "<xBh", fields: { position: "", target_temperature: "/2" } }
+            steps:
+              - subscribe: { characteristic: "fe51", decode: status }
+            commands:
+              open: { steps: [ { write: { characteristic: "fe50", value: "9a0a01dd" } } ] }
+              set_position: { steps: [ { write: { characteristic: "fe50", value: "9a0d01{position|u8}" } } ] }
+              set_temperature: { steps: [ { write: { characteristic: "fe50", value: "41{temperature|u8}" } } ] }
+            cover: { open: open, position: set_position, position_value: position }
+            climate: { temperature_command: set_temperature, temperature_value: target_temperature, modes: [auto, manual], min_temp: 4.5, max_temp: 29.5 }
+
+            """)
+        #expect(profile.cover == ProfileCover(open: "open", position: "set_position", positionValue: "position"))
+        #expect(
+            profile.climate
+                == ProfileClimate(
+                    temperatureCommand: "set_temperature", temperatureValue: "target_temperature", modes: ["auto", "manual"],
+                    minTemperature: 4.5, maxTemperature: 29.5, temperatureStep: 0.5))
+        #expect(profile.values["target_temperature"] == ProfileValueInfo(unit: "°C", deviceClass: "temperature"))
+        expectError(
+            Self.bot + "climate: { temperature_command: position }\n",
+            "p.yaml:19:33: 'climate.temperature_command': command 'position' must take the parameter 'temperature' in a template such as {temperature|u8} (it takes position)")
+        expectError(
+            Self.bot + "cover: { position: press }\n",
+            "p.yaml:19:20: 'cover.position': command 'press' must take the parameter 'position' in a template such as {position|u8} (it takes none)")
+    }
+
     // MARK: - Refusals, each at its node
 
     @Test func unknownKeyHasASuggestion() {
@@ -243,8 +274,8 @@ import Testing
             Self.bot + "cover: { open: opn }\n",
             "p.yaml:19:16: unknown command 'opn' in 'cover.open' (did you mean 'on'?)")
         expectError(
-            Self.bot + "climate: { temperature_command: position, temperature_value: target }\n",
-            "p.yaml:19:62: unknown value 'target' in 'climate.temperature_value' (none declared; a decode must name it)")
+            Self.bot + "cover: { position_value: target }\n",
+            "p.yaml:19:26: unknown value 'target' in 'cover.position_value' (none declared; a decode must name it)")
     }
 
     @Test func namesMustBeTopicSegments() {
