@@ -54,6 +54,8 @@ extension ConfigDecoder {
     /// A codec error (``ProfileCodecError``, its column 1-based in the string) at its place inside
     /// the YAML scalar `node`: one column more for the opening quote of a quoted scalar; the
     /// scalar's start for block scalars and text over several lines, where columns do not map.
+    /// (An escape such as `\x41` in a double-quoted string shifts the columns after it: the text
+    /// the codec sees is shorter than the source.)
     func codecError(_ codec: ProfileCodecError, in node: Located) -> ConfigError {
         var mark = node.mark
         if codec.column > 0, let base = mark, case .scalar(let scalar) = node.node, !scalar.text.contains("\n") {
