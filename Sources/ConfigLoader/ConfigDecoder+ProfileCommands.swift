@@ -52,6 +52,7 @@ extension ConfigDecoder {
         }
         var expect = ProfileExpect(characteristic: characteristic, answers: table)
         if let node = fields("timeout") { expect.timeout = try duration(node) }
+        if let node = fields("offset") { expect.offset = try integer(node, in: 0...511) }
         return expect
     }
 

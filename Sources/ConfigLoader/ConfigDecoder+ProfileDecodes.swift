@@ -91,21 +91,23 @@ extension ConfigDecoder {
         let entries = try fields("fields").map { node throws(ConfigError) in try namedEntries(node) } ?? []
         var structFields: [ProfileStruct.Field] = []
         for entry in entries {
-            guard ValueNames.isKnown(entry.name) || scope.values[entry.name] != nil else {
-                let known = Array(ValueNames.all) + scope.values.keys
-                var message = "unknown value name '\(entry.name)' in '\(fields.qualified("fields"))'"
-                if let suggestion = KeySuggestion.closest(to: entry.name, in: known) {
-                    message += " (did you mean '\(suggestion)'?"
-                } else {
-                    message += " (use a SPEC §7/§13 name such as temperature, humidity or battery"
-                }
-                message += "; or declare it under 'values:')"
-                throw error(.invalidValue, message, at: entry.key.mark)
+            try checkValueName(entry, in: fields.qualified("fields"), scope: scope)
+            structFields.append(try decodeField(entry.name, entry.value))
+        }
+        var bits: [ProfileStruct.Bits] = []
+        for group in try fields("bits").map({ node throws(ConfigError) in try namedEntries(node) }) ?? [] {
+            var derived: [ProfileStruct.Field] = []
+            for entry in try namedEntries(group.value) {
+                try checkValueName(entry, in: group.value.path, scope: scope)
+                derived.append(try decodeField(entry.name, entry.value))
             }
-            structFields.append(ProfileStruct.Field(entry.name, try decodeField(entry.value)))
+            bits.append(ProfileStruct.Bits(field: group.name, values: derived))
+        }
+        let repeating = try fields("repeat").map { node throws(ConfigError) in
+            ProfileStruct.Repeat(limit: try integer(node, in: 1...ProfileStruct.Repeat.maxLimit))
         }
         do throws(ProfileCodecError) {
-            return try ProfileStruct(layout: layout, fields: structFields)
+            return try ProfileStruct(layout: layout, fields: structFields, bits: bits, repeating: repeating)
         } catch {
             // A field's error at that field; a count mismatch at the struct.
             if error.code != .fieldCount, let field = entries.first(where: { error.message.contains("field '\($0.name)'") }) {
@@ -115,9 +117,64 @@ extension ConfigDecoder {
         }
     }
 
-    /// One field's transform: `""` (none), a scale (`"/10"`, `"*0.01"`), or a map of integers to
-    /// names (`{0: "off", 1: "on"}`).
-    func decodeField(_ value: Located) throws(ConfigError) -> ProfileFieldTransform {
+    /// A field's value name must be a SPEC §7/§13 name (with a `_N` suffix), one the profile declares
+    /// under `values:`, or start with `_` (decoded, not published: an input of `bits:`).
+    func checkValueName(_ entry: NamedEntry, in path: String, scope: ProfileScope) throws(ConfigError) {
+        guard !entry.name.hasPrefix("_"), !ValueNames.isKnown(entry.name), scope.values[entry.name] == nil else { return }
+        let known = Array(ValueNames.all) + scope.values.keys
+        var message = "unknown value name '\(entry.name)' in '\(path)'"
+        if let suggestion = KeySuggestion.closest(to: entry.name, in: known) {
+            message += " (did you mean '\(suggestion)'?"
+        } else {
+            message += " (use a SPEC §7/§13 name such as temperature, humidity or battery"
+        }
+        message += "; declare it under 'values:'; or start it with '_' to decode it without publishing it)"
+        throw error(.invalidValue, message, at: entry.key.mark)
+    }
+
+    /// One field: its transform (``decodeTransform(_:)``), or a mapping with options:
+    /// `{scale: "/10", absent_if: [-10]}`, `{map: {0: "off"}, valid: [0, 3]}`.
+    func decodeField(_ name: String, _ value: Located) throws(ConfigError) -> ProfileStruct.Field {
+        guard case .mapping = value.node, let first = try namedEntries(value).first,
+            ConfigKeys.profileField.contains(first.name)
+        else {
+            return ProfileStruct.Field(name, try decodeTransform(value))
+        }
+        let options = try mapping(value, known: ConfigKeys.profileField)
+        var field = ProfileStruct.Field(name)
+        switch (options("scale"), options("map")) {
+        case (let scale?, nil): field.transform = try decodeTransform(scale)
+        case (nil, let map?): field.transform = try decodeTransform(map)
+        case (.some, let map?): throw error(.invalidValue, "a field has a 'scale' or a 'map', not both", at: map.keyMark)
+        case (nil, nil): break
+        }
+        if let node = options("absent_if") {
+            let items = try list(node)
+            field.absentIf = try items.map { item throws(ConfigError) in
+                guard let number = Self.integerKey(try string(item)) else {
+                    throw error(.wrongType, "expected an integer (such as -10 or 0xffff) in '\(node.path)'", at: item.mark)
+                }
+                return number
+            }
+        }
+        if let node = options("valid") {
+            let items = try list(node)
+            guard items.count == 2 else {
+                throw error(.invalidValue, "'\(node.path)' is [min, max], such as [0, 16383]", at: node.mark)
+            }
+            let low = try number(items[0])
+            let high = try number(items[1])
+            guard low <= high else {
+                throw error(.invalidValue, "'\(node.path)': the minimum \(low) is above the maximum \(high)", at: node.mark)
+            }
+            field.valid = low...high
+        }
+        return field
+    }
+
+    /// One field's transform: `""` (none), a scale (`"/10"`, `"*0.01"`), `"100-x"`, bits
+    /// (`"&0x03"`, `"&0x20?"`), or a map of integers to names (`{0: "off", 1: "on"}`).
+    func decodeTransform(_ value: Located) throws(ConfigError) -> ProfileFieldTransform {
         if Self.isNull(value.node) { return .none }
         switch value.node {
         case .scalar:

@@ -46,9 +46,11 @@ enum ConfigKeys {
     static let profileWrite = ["characteristic", "value", "response"]
     static let profileRead = ["characteristic", "decode"]
     static let profileWaitNotify = ["characteristic", "timeout", "decode"]
-    static let profileDecode = ["struct", "fields", "first_byte"]
+    static let profileDecode = ["struct", "fields", "first_byte", "bits", "repeat"]
     static let profileCommand = ["steps", "expect", "parameters"]
-    static let profileExpect = ["notify", "first_byte", "timeout"]
+    static let profileExpect = ["notify", "first_byte", "timeout", "offset"]
+    /// A field given as a mapping with options (`{scale: "/10", absent_if: [-10]}`).
+    static let profileField = ["scale", "map", "absent_if", "valid"]
     static let profileParameter = ["min", "max", "unit", "step"]
     static let profileCover = ["open", "close", "stop", "position", "position_value"]
     static let profileClimate = [

@@ -70,6 +70,11 @@ import Testing
                 ProfileStep(.read(characteristic: BluetoothUUID("1a02")!, decode: "info"), line: 18),
             ],
             decodes: ["sensors": .structure(sensors), "info": .structure(info)],
+            commands: [
+                ProfileCommand(
+                    name: "blink",
+                    steps: [ProfileStep(.write(characteristic: BluetoothUUID("1a00")!, value: try ProfileTemplate("fdff"), response: nil), line: 24)])
+            ],
             source: .shipped)
         #expect(profile == expected)
         // The simulator's real-time frame (scripts/sim/profiles.yaml): 29.3 °C, 9975 lx, 40 %, 270 µS/cm.
@@ -194,7 +199,7 @@ import Testing
     @Test func unknownValueName() {
         expectError(
             "id: x\ndecode:\n  d: { struct: \"<h\", fields: { temprature: \"/10\" } }\n",
-            "p.yaml:3:32: unknown value name 'temprature' in 'decode.d.fields' (did you mean 'temperature'?; or declare it under 'values:')")
+            "p.yaml:3:32: unknown value name 'temprature' in 'decode.d.fields' (did you mean 'temperature'?; declare it under 'values:'; or start it with '_' to decode it without publishing it)")
     }
 
     @Test func knownValueNamesTakeANumericSuffix() throws {

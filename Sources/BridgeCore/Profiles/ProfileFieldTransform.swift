@@ -13,6 +13,9 @@ public enum ProfileFieldTransform: Sendable, Hashable {
     /// lowest set bit), a JSON integer; `&0x20?` (``asBool``) is whether any bit of the mask is
     /// set, a JSON boolean. A signed value's bits are those of its two's complement.
     case bits(mask: UInt64, asBool: Bool)
+    /// `N-x`: the integer `minuend - raw`, for devices that count the other way round (a blind's
+    /// 0 = open is Home Assistant's 100 with `100-x`).
+    case subtractedFrom(Int64)
 
     /// The largest numerator or denominator of a scale: both stay exact as doubles.
     static let maxScaleTerm: Int64 = 1 << 53
@@ -29,10 +32,11 @@ public enum ProfileFieldTransform: Sendable, Hashable {
         guard index < scalars.count else { return .none }
         let op = scalars[index]
         if op == "&" { return try parseBits(scalars, at: index) }
+        if let reflected = parseSubtraction(scalars, at: index) { return reflected }
         guard op == "/" || op == "*" else {
             throw ProfileCodecError(
                 .badTransform,
-                "a field's transform is empty, a scale such as \"/10\" or \"*0.01\", bits such as \"&0x03\" or "
+                "a field's transform is empty, a scale such as \"/10\" or \"*0.01\", \"100-x\", bits such as \"&0x03\" or "
                     + "\"&0x20?\", or a map such as {0: \"off\", 1: \"on\"}",
                 column: index + 1)
         }
@@ -144,5 +148,36 @@ public enum ProfileFieldTransform: Sendable, Hashable {
         var (a, b) = (a, b)
         while b != 0 { (a, b) = (b, a % b) }
         return a
+    }
+
+    /// `N-x` (spaces allowed around `-`; N a decimal integer, optionally negative) from `start`; nil
+    /// when the text is not of that form.
+    static func parseSubtraction(_ scalars: [Unicode.Scalar], at start: Int) -> ProfileFieldTransform? {
+        var index = start
+        var negative = false
+        if index < scalars.count, scalars[index] == "-" {
+            negative = true
+            index += 1
+        }
+        var minuend: Int64 = 0
+        var digits = 0
+        while index < scalars.count, let digit = ProfileStructLayout.digit(scalars[index]) {
+            let (times10, o1) = minuend.multipliedReportingOverflow(by: 10)
+            let (next, o2) = times10.addingReportingOverflow(Int64(digit))
+            guard !o1, !o2, next < maxScaleTerm else { return nil }
+            minuend = next
+            digits += 1
+            index += 1
+        }
+        guard digits > 0 else { return nil }
+        while index < scalars.count, ProfileStructLayout.isSpace(scalars[index]) { index += 1 }
+        guard index < scalars.count, scalars[index] == "-" else { return nil }
+        index += 1
+        while index < scalars.count, ProfileStructLayout.isSpace(scalars[index]) { index += 1 }
+        guard index < scalars.count, scalars[index] == "x" else { return nil }
+        index += 1
+        while index < scalars.count, ProfileStructLayout.isSpace(scalars[index]) { index += 1 }
+        guard index == scalars.count else { return nil }
+        return .subtractedFrom(negative ? -minuend : minuend)
     }
 }

@@ -41,6 +41,9 @@ enum ProfileNumbers {
             return .number(ratio(raw, times: numerator, over: denominator) ?? Double(raw) * Double(numerator) / Double(denominator))
         case .bits(let mask, let asBool):
             return bits(UInt64(bitPattern: raw), mask: mask, asBool: asBool)
+        case .subtractedFrom(let minuend):
+            let (difference, overflow) = minuend.subtractingReportingOverflow(raw)
+            return overflow ? .number(Double(minuend) - Double(raw)) : .integer(difference)
         }
     }
 
@@ -62,6 +65,8 @@ enum ProfileNumbers {
             return .number(Double(raw) * Double(numerator) / Double(denominator))
         case .bits(let mask, let asBool):
             return bits(raw, mask: mask, asBool: asBool)
+        case .subtractedFrom(let minuend):
+            return .number(Double(minuend) - Double(raw))
         }
     }
 

@@ -152,6 +152,12 @@ extension ProfileStruct {
             else {
                 throw ProfileCodecError(.badTransform, "field '\(name)': the scale \(numerator)/\(denominator) is not usable")
             }
+        case .subtractedFrom:
+            guard item.isInteger else {
+                throw ProfileCodecError(
+                    .badTransform,
+                    "field '\(name)' is '\(item.code)' (\(kindName(item.kind))): N-x applies only to integers")
+            }
         case .map:
             guard item.isInteger else {
                 throw ProfileCodecError(

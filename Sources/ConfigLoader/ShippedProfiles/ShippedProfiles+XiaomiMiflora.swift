@@ -1,5 +1,5 @@
 extension ShippedProfiles {
-    /// profiles/xiaomi_miflora.yaml, byte for byte.
+    /// profiles/xiaomi_miflora.yaml, byte for byte (written by scripts/shipped-profiles).
     static let xiaomiMiflora = #"""
 # Xiaomi Mi Flora plant sensor (HHCCJCY01). Its sensor characteristic 1a01 answers a constant
 # garbage frame until A0 1F is written to the mode characteristic 1a00, so the mode is written on
@@ -22,7 +22,9 @@ steps:
 decode:
   sensors: { struct: "<hxIBH6x", fields: { temperature: "/10", illuminance: "", moisture: "", conductivity: "" } }
   info:    { struct: "<B", fields: { battery: "" } }
-commands: {}
+commands:
+  blink:                 # the LED blinks once: which plant is this?
+    steps: [{ write: { characteristic: "00001a00-0000-1000-8000-00805f9b34fb", value: "fdff" } }]
 
 """#
 }

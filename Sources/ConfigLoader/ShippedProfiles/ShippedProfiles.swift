@@ -2,17 +2,9 @@
 /// `profiles/<id>.yaml` at the repository root, kept as a Swift raw string so that the bridge needs
 /// no resource files (SwiftPM resources need Foundation's Bundle).
 ///
-/// Adding a profile is a two-file change:
-/// 1. write `profiles/<id>.yaml`;
-/// 2. copy it into `ShippedProfiles+<Id>.swift` as
-///    `extension ShippedProfiles { static let <id> = #"""` + the file's text + an empty line +
-///    `"""#` `}` (the empty line keeps the file's last newline), and add `("<id>", <id>)` to
-///    ``all`` below.
+/// Adding a profile: write `profiles/<id>.yaml` and run `scripts/shipped-profiles`, which writes its
+/// copy `ShippedProfiles+<Id>.swift` (a raw string of the file's text) and the list ``all`` in
+/// `ShippedProfiles+All.swift`.
 ///
 /// `ShippedProfilesTests` compares every copy with its file byte for byte, and loads each one.
-public enum ShippedProfiles {
-    /// Every shipped profile: its id and its YAML text, in id order.
-    public static let all: [(id: String, yaml: String)] = [
-        ("xiaomi_miflora", xiaomiMiflora),
-    ]
-}
+public enum ShippedProfiles {}
