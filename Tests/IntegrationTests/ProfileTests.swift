@@ -175,4 +175,39 @@ struct ProfileTests {
             try await h.waitForLine(in: h.writesLogPath, "70 on the device") { $0.hasSuffix(" 570f4501010146") }
         }
     }
+
+    @Test("check-config refuses a broken profile in profiles_dir at its file:line:column, used or not")
+    func brokenProfile() async throws {
+        let directory = try Launch.temporaryDirectory("/tmp/ble-mqtt-bridge-profiles")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: "\(directory)/profiles", withIntermediateDirectories: true)
+        try """
+        id: broken
+        connection: always
+        steps:
+          - read: { characteristic: "2a19", decode: level }
+        decode:
+          level: { struct: "<Bz", fields: { battery: "" } }
+
+        """.write(toFile: "\(directory)/profiles/broken.yaml", atomically: true, encoding: .utf8)
+        let config = "\(directory)/bridge.yaml"
+        try """
+        mqtt: { url: "mqtt://127.0.0.1:1883" }
+        profiles_dir: profiles
+        devices:
+          - match: { address: "C4:7C:8D:6A:3E:11" }
+            profile: xiaomi_miflora
+
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let check = try await ChildProcess.run(Paths.bridge, ["check-config", "--config", config], directory: directory)
+        #expect(check.termination != .exited(0), "check-config accepted it: \(check.output)")
+        #expect(check.termination.isExit, "check-config crashed: \(check.termination)")
+        // the 'z' of "<Bz": line 6, column 23 (inside the quotes)
+        #expect(check.output.contains("\(directory)/profiles/broken.yaml:6:23:"), "\(check.output)")
+
+        try FileManager.default.removeItem(atPath: "\(directory)/profiles/broken.yaml")
+        let good = try await ChildProcess.run(Paths.bridge, ["check-config", "--config", config], directory: directory)
+        #expect(good.termination == .exited(0), "\(good.output)")
+        #expect(good.output.contains("profiles: 10 shipped"), "\(good.output)")
+    }
 }
