@@ -115,4 +115,18 @@ import Testing
             #expect(catalog.profiles[id]?.source == .shipped)
         }
     }
+
+    /// The README's worked example of a user profile loads, and decodes the frame its comment describes.
+    @Test func readmeExampleLoads() throws {
+        let readme = try String(contentsOfFile: Self.repositoryRoot + "/README.md", encoding: .utf8)
+        let start = try #require(readme.range(of: "# /etc/ble-mqtt-bridge/profiles/acme_kettle.yaml\n"))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let yaml = String(readme[start.upperBound..<end.lowerBound])
+        let profile = try ProfileCatalog.parseProfile(yaml: yaml, fileName: "acme_kettle.yaml")
+        #expect(profile.id == "acme_kettle")
+        #expect(profile.command("boil")?.parameterNames == ["temperature"])
+        // a5 01, 92.5 °C, target 100, heating
+        let values = try #require(profile.decodes["state"]).decode([0xa5, 0x01, 0x9d, 0x03, 100, 0x01])
+        #expect(values == ["temperature": .number(92.5), "target_temperature": .integer(100), "heating": .bool(true)])
+    }
 }
