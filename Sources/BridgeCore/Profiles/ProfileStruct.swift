@@ -65,18 +65,7 @@ public struct ProfileStruct: Sendable, Hashable {
 
     /// The names of the values it may publish, in order: the published fields each followed by
     /// their derived values; `NAME_1…NAME_limit` for a repetition.
-    public var valueNames: [String] {
-        if let repeating, let field = fields.first {
-            guard field.isPublished else { return [] }
-            return (1...repeating.limit).map { "\(field.name)_\($0)" }
-        }
-        var names: [String] = []
-        for (field, derived) in zip(fields, derived) {
-            if field.isPublished { names.append(field.name) }
-            names.append(contentsOf: derived.filter(\.isPublished).map(\.name))
-        }
-        return names
-    }
+    public var valueNames: [String] { valueKinds.map(\.name) }
 
     /// Decodes `payload` into its named values, in field order. Bytes after the struct are ignored.
     /// - Throws: ``ProfileCodecError/Code/tooShort`` when `payload` is shorter than the struct.
