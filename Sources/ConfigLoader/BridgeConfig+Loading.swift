@@ -39,14 +39,18 @@ extension BridgeConfig {
         guard UTF8Validation.isValid(bytes) else {
             throw ConfigError(code: .unreadableFile, file: path, line: 0, column: 0, message: "the file is not valid UTF-8")
         }
-        var config = try parse(
-            yaml: String(decoding: bytes, as: UTF8.self), fileName: path, environment: environment, hostName: hostName)
         let directory = directory(of: path)
+        func resolve(_ file: String?) -> String? {
+            guard let file, !directory.isEmpty, !file.hasPrefix("/"), !file.isEmpty else { return file }
+            return directory.hasSuffix("/") ? directory + file : directory + "/" + file
+        }
+        var config = try parse(
+            yaml: String(decoding: bytes, as: UTF8.self), fileName: path, environment: environment, hostName: hostName
+        ) { dir throws(ConfigError) in
+            try ProfileCatalog.load(directory: resolve(dir) ?? BridgeConfig.defaultProfilesDir, required: dir != nil)
+        }
         if !directory.isEmpty {
-            func resolve(_ file: String?) -> String? {
-                guard let file, !file.hasPrefix("/"), !file.isEmpty else { return file }
-                return directory.hasSuffix("/") ? directory + file : directory + "/" + file
-            }
+            config.profilesDir = resolve(config.profilesDir) ?? config.profilesDir
             config.stateFile = resolve(config.stateFile)
             config.health.metricsFile = resolve(config.health.metricsFile)
             if var tls = config.mqtt.tls {
@@ -61,20 +65,35 @@ extension BridgeConfig {
 
     /// Parses a configuration from YAML text.
     ///
-    /// Paths are kept as written.
+    /// Paths are kept as written. No file is read: `profiles_dir` is not loaded, devices refer to
+    /// `profiles` (nil: the shipped profiles).
     /// - Parameters:
     ///   - yaml: the YAML text.
     ///   - fileName: the name used in errors.
     ///   - environment: the variables for `${VAR}` expansion.
     ///   - hostName: used for the default client id `ble-mqtt-bridge-<hostname>`.
+    ///   - profiles: the profile catalog devices may name; nil for the shipped profiles.
     /// - Throws: ``ConfigError``; its description is `file:line:column: message`.
     public static func parse(
         yaml: String,
         fileName: String = "bridge.yaml",
         environment: [String: String] = BridgeConfig.processEnvironment(),
-        hostName: String = BridgeConfig.currentHostName()
+        hostName: String = BridgeConfig.currentHostName(),
+        profiles: [String: DeviceProfile]? = nil
+    ) throws(ConfigError) -> BridgeConfig {
+        try parse(yaml: yaml, fileName: fileName, environment: environment, hostName: hostName) { _ throws(ConfigError) in
+            if let profiles { return ProfileCatalog(profiles: profiles) }
+            return try ProfileCatalog.shipped()
+        }
+    }
+
+    /// Parses with `catalog` giving the profiles for `profiles_dir` (nil when not given).
+    static func parse(
+        yaml: String, fileName: String, environment: [String: String], hostName: String,
+        catalog: @escaping (_ directory: String?) throws(ConfigError) -> ProfileCatalog
     ) throws(ConfigError) -> BridgeConfig {
         var decoder = ConfigDecoder(fileName: fileName, environment: environment, hostName: hostName)
+        decoder.catalog = catalog
         let root: YAMLNode?
         do {
             root = try YAMLParser.compose(yaml)

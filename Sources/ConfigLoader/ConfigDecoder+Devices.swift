@@ -61,7 +61,8 @@ extension ConfigDecoder {
         }
         if let node = fields("characteristics") { device.characteristics = try decodeCharacteristics(node) }
         if let node = fields("services") { device.services = try decodeServices(node) }
-        device.connection = try decodeConnection(fields, entry: entry)
+        device.profile = try decodeDeviceProfile(fields)
+        device.connection = try decodeConnection(fields, entry: entry, profile: device.profile?.profile)
         if let node = fields("only_services") {
             var only: [BluetoothUUID] = []
             for item in try list(node) {
@@ -173,20 +174,36 @@ extension ConfigDecoder {
             let fields = try mapping(entry, known: ConfigKeys.service)
             let uuid = try uniqueUUID(fields, of: entry, "service", seen: &seen)
             var service = BridgeConfig.Service(uuid: uuid)
-            if let node = fields("name") { service.name = try segmentName(node) }
+            if let node = fields("name") {
+                service.name = try segmentName(node)
+                guard service.name != Self.reservedServiceName else {
+                    throw error(
+                        .invalidName,
+                        "invalid name '\(Self.reservedServiceName)' for '\(node.path)': '\(Self.reservedServiceName)' is reserved for profile commands ({device}/command/{name})",
+                        at: node.mark)
+                }
+            }
             result.append(service)
         }
         return result
     }
 
     /// `connection` with the keys that go with it: `poll_interval` and `listen` (poll),
-    /// `advertisement` (advertisement); each of them without its policy is an error.
-    func decodeConnection(_ fields: Fields, entry: Located) throws(ConfigError) -> ConnectionPolicy {
-        var word = "always"
+    /// `advertisement` (advertisement); each of them without its policy is an error. A device
+    /// with a profile and no `connection` takes the profile's, and its `interval` unless
+    /// `poll_interval` overrides it; it cannot be an advertisement device.
+    func decodeConnection(_ fields: Fields, entry: Located, profile: DeviceProfile? = nil) throws(ConfigError) -> ConnectionPolicy {
+        var word = profile?.connection.rawValue ?? "always"
         if let node = fields("connection") {
             word = try string(node)
             guard ["always", "poll", "advertisement"].contains(word) else {
                 throw error(.invalidValue, "'\(node.path)' must be always, poll or advertisement, not '\(word)'", at: node.mark)
+            }
+            if let profile, word == "advertisement" {
+                throw error(
+                    .invalidValue,
+                    "'connection: advertisement' does not go with 'profile' (\(profile.id) connects: use always or poll)",
+                    at: node.mark)
             }
         }
         for (key, owner) in [("poll_interval", "poll"), ("listen", "poll"), ("advertisement", "advertisement")]
@@ -199,10 +216,14 @@ extension ConfigDecoder {
         }
         switch word {
         case "poll":
-            guard let intervalNode = fields("poll_interval") else {
+            let interval: Duration
+            if let intervalNode = fields("poll_interval") {
+                interval = try duration(intervalNode, minimum: .seconds(1))
+            } else if let profileInterval = profile?.interval {
+                interval = profileInterval
+            } else {
                 throw error(.missingKey, "'connection: poll' needs 'poll_interval' in '\(entry.path)' (e.g. poll_interval: 10m)", at: entry.mark)
             }
-            let interval = try duration(intervalNode, minimum: .seconds(1))
             let listen = try fields("listen").map { node throws(ConfigError) in try duration(node, minimum: .zero) } ?? .zero
             if listen >= interval, let node = fields("listen") {
                 throw error(

@@ -10,11 +10,12 @@ extension ConfigDecoder {
         return sequence.items.enumerated().map { Located(node: $1, path: "\(value.path)[\($0)]") }
     }
 
-    /// The scalar's text with `${VAR}` expanded.
+    /// The scalar's text with `${VAR}` expanded (unless ``expandsVariables`` is false).
     func string(_ value: Located) throws(ConfigError) -> String {
         guard case .scalar(let scalar) = value.node else {
             throw error(.wrongType, "expected a string for '\(value.path)', found \(Self.kind(of: value.node))", at: value.mark)
         }
+        guard expandsVariables else { return scalar.text }
         do {
             return try EnvironmentExpansion.expand(scalar.text, environment: environment)
         } catch {

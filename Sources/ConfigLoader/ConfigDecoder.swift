@@ -8,6 +8,16 @@ struct ConfigDecoder {
     let fileName: String
     let environment: [String: String]
     let hostName: String
+    /// Whether scalars expand `${VAR}` (`bridge.yaml`); profiles do not (their `${X}` stays text,
+    /// secrets come through `profile_options`).
+    var expandsVariables = true
+    /// The profile catalog for a `profiles_dir` (nil: the default directory), called once before
+    /// `devices` are decoded.
+    var catalog: (_ directory: String?) throws(ConfigError) -> ProfileCatalog = { _ throws(ConfigError) in
+        try ProfileCatalog.shipped()
+    }
+    /// The catalog `devices` refer to (set by ``decode(root:)``).
+    var profiles: [String: DeviceProfile] = [:]
     /// Non-fatal findings, collected while decoding.
     var warnings: [ConfigError] = []
     /// Valid settings this version cannot act on yet (``BridgeConfig/unsupported``).
@@ -179,6 +189,7 @@ struct ConfigDecoder {
         do { if let node = fields("reconnect") { config.reconnect = try decodeReconnect(node) } } catch { errors.append(error) }
         do { if let node = fields("health") { config.health = try decodeHealth(node) } } catch { errors.append(error) }
         do { if let node = fields("log_level") { config.logLevel = try decodeLogLevel(node) } } catch { errors.append(error) }
+        decodeProfilesDir(fields("profiles_dir"), into: &config, errors: &errors)
         if let node = fields("devices") { config.devices = decodeDevices(node, errors: &errors) }
         config.bridgeID = BridgeID.derived(fromHostName: hostName)
         do { if let node = fields("bridge"), let id = try decodeBridge(node) { config.bridgeID = id } } catch { errors.append(error) }

@@ -7,7 +7,7 @@ import YAMLKit
 enum ConfigKeys {
     static let topLevel = [
         "mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "health", "log_level", "devices",
-        "bridge", "cluster", "trackers",
+        "bridge", "cluster", "trackers", "profiles_dir",
     ]
     static let mqtt = ["url", "base_topic", "client_id", "username", "password", "tls", "protocol", "keepalive"]
     static let tls = ["ca_file", "cert_file", "key_file"]
@@ -23,7 +23,7 @@ enum ConfigKeys {
     static let cluster = ["enabled", "switch_margin", "switch_after"]
     static let device = [
         "match", "name", "characteristics", "services", "connection", "poll_interval", "listen", "advertisement",
-        "only_services", "pairing", "passkey",
+        "only_services", "pairing", "passkey", "profile", "profile_options",
     ]
     static let match = ["address", "name"]
     static let characteristic = ["uuid", "name", "format", "poll", "write_types", "press", "min", "max"]
@@ -31,6 +31,32 @@ enum ConfigKeys {
     static let advertisement = ["bindkey", "timeout"]
     static let tracker = ["name", "match", "away_after"]
     static let trackerMatch = ["address", "ibeacon", "irk"]
+
+    // A profile file's keys (SPEC §15), apart from ``sections`` (the bridge file's keys).
+    static let profile = [
+        "id", "manufacturer", "model", "recognize", "connection", "interval", "options", "values", "steps", "decode",
+        "commands", "cover", "climate",
+    ]
+    static let profileRecognize = ["name", "service_data", "services"]
+    static let profileOption = ["type", "optional"]
+    static let profileValue = ["unit", "device_class"]
+    /// A step: one action key and an optional condition.
+    static let profileStep = ["write", "read", "subscribe", "wait_notify", "sleep", "if", "unless"]
+    static let profileStepActions = ["write", "read", "subscribe", "wait_notify", "sleep"]
+    static let profileWrite = ["characteristic", "value", "response"]
+    static let profileRead = ["characteristic", "decode"]
+    static let profileWaitNotify = ["characteristic", "timeout", "decode"]
+    static let profileDecode = ["struct", "fields", "first_byte", "bits", "repeat"]
+    static let profileCommand = ["steps", "expect", "parameters"]
+    static let profileExpect = ["notify", "first_byte", "timeout", "offset"]
+    /// A field given as a mapping with options (`{scale: "/10", absent_if: [-10]}`).
+    static let profileField = ["scale", "map", "absent_if", "valid"]
+    static let profileParameter = ["min", "max", "unit", "step"]
+    static let profileCover = ["open", "close", "stop", "position", "position_value"]
+    static let profileClimate = [
+        "temperature_command", "temperature_value", "mode_command", "mode_value", "modes", "min_temp", "max_temp",
+        "temp_step",
+    ]
 
     /// Every section: its path (`[]` for "each item of the list") and its keys.
     static let sections: [(path: String, keys: [String])] = [
@@ -40,6 +66,9 @@ enum ConfigKeys {
         ("devices[].advertisement", advertisement),
         ("bridge", bridge), ("cluster", cluster), ("trackers[]", tracker), ("trackers[].match", trackerMatch),
     ]
+
+    /// Mappings whose keys the user chooses (a profile's option names): their keys are not paths.
+    static let freeForm: Set<String> = ["devices[].profile_options"]
 
     /// Every key as a path: `mqtt`, `mqtt.tls.ca_file`, `devices[].characteristics[].uuid`.
     static var allPaths: Set<String> {
@@ -64,7 +93,7 @@ enum ConfigKeys {
                 guard case .scalar(let key) = entry.key else { continue }
                 let path = prefix.isEmpty ? key.text : "\(prefix).\(key.text)"
                 paths.insert(path)
-                collect(entry.value, prefix: path, into: &paths)
+                if !freeForm.contains(path) { collect(entry.value, prefix: path, into: &paths) }
             }
         }
     }

@@ -171,6 +171,8 @@ extension BridgeCommand {
             let trackers = cfg.trackers.isEmpty ? "" : ", \(cfg.trackers.count) trackers (\(cfg.trackers.map(\.name).joined(separator: ", ")))"
             printOutput(
                 "\(config): ok (\(cfg.bluetooth.services.count) services, \(cfg.devices.count) devices\(trackers), broker \(cfg.mqtt.url))\n")
+            // Every profile of profiles_dir was loaded and checked, used or not.
+            printOutput(ProfileCatalog.summary(of: cfg) + "\n")
         }
     }
 

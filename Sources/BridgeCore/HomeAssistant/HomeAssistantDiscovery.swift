@@ -83,12 +83,16 @@ public enum HomeAssistantDiscovery {
         public var characteristics: [Characteristic]
         /// For an advertisement device: what its advertisements decode to.
         public var advertised: Advertised?
+        /// For a device with a profile (SPEC §15): the profile bound with the entry's options (its
+        /// values, commands, cover and climate become entities; its maker and model name the device).
+        public var profile: DeviceProfileBinding?
 
         /// Creates a description.
         public init(
             device: String, address: String, name: String?, information: DeviceInformation = DeviceInformation(),
-            characteristics: [Characteristic], advertised: Advertised? = nil
+            characteristics: [Characteristic], advertised: Advertised? = nil, profile: DeviceProfileBinding? = nil
         ) {
+            self.profile = profile
             self.device = device
             self.address = address
             self.name = name
@@ -193,9 +197,11 @@ public enum HomeAssistantDiscovery {
         device.append("connections", .array([.array([.string("bluetooth"), .string(p.address.uppercased())])]))
         device.append("name", .string(p.name ?? p.device))
         let info = p.information
-        // A Device Information service's strings, else what the advertisements say (SPEC §13).
-        if let v = info.manufacturer ?? p.advertised?.manufacturer { device.append("manufacturer", .string(v)) }
-        if let v = info.model ?? p.advertised?.model { device.append("model", .string(v)) }
+        // A Device Information service's strings, else what the advertisements say (SPEC §13), else the profile's.
+        if let v = info.manufacturer ?? p.advertised?.manufacturer ?? p.profile?.profile.manufacturer {
+            device.append("manufacturer", .string(v))
+        }
+        if let v = info.model ?? p.advertised?.model ?? p.profile?.profile.model { device.append("model", .string(v)) }
         if let v = info.serial { device.append("serial_number", .string(v)) }
         if let v = info.hardware { device.append("hw_version", .string(v)) }
         if let v = info.softwareVersion { device.append("sw_version", .string(v)) }

@@ -30,61 +30,94 @@ extension HomeAssistantEntities {
         "running", "safety", "smoke", "sound", "tamper", "vibration", "window",
     ]
 
+    /// How a decoded value is shown.
+    enum ValueEntityKind {
+        /// A `binary_sensor`.
+        case bool
+        /// An `event` (BTHome's button and dimmer).
+        case event
+        /// A numeric `sensor`.
+        case number
+        /// A text `sensor`.
+        case text
+    }
+
     func advertisedComponents(_ advertised: HomeAssistantDiscovery.Advertised, into result: inout JSONObject) {
         let topic = topics.advertisement(device: peripheral.device)
         for key in advertised.values.keys.sorted() {
-            let sample = advertised.values[key]!
-            let base = Self.baseName(key)
-            let object = "adv_" + HomeAssistantDiscovery.sanitize(key)
-            let quoted = "'" + Self.jinjaEscaped(key) + "'"
-            let values = "{% set v = value_json.get('values', {}) if value_json is mapping else {} %}"
-            switch sample {
-            case .bool:
-                var e = entity("binary_sensor", object: object, name: Self.title(key))
-                e.append("state_topic", .string(topic))
-                if let deviceClass = Self.binaryDeviceClass(key, base: base) { e.append("device_class", .string(deviceClass)) }
-                e.append(
-                    "value_template",
-                    .string(
-                        values + "{% if \(quoted) in v %}{{ 'ON' if v[\(quoted)] else 'OFF' }}"
-                            + "{% elif this.state in ['on', 'off'] %}{{ this.state | upper }}{% else %}None{% endif %}"))
-                result.append(object, .object(e))
-            case .string where Self.eventTypes[base] != nil:
-                var e = entity("event", object: object, name: Self.title(key))
-                e.append("state_topic", .string(topic))
-                e.append("event_types", .array(Self.eventTypes[base]!.map { .string($0) }))
-                if base == "button" { e.append("device_class", .string("button")) }
-                // Packets without the event render nothing, which Home Assistant ignores.
-                e.append(
-                    "value_template",
-                    .string(
-                        values + "{% if \(quoted) in v and v[\(quoted)] != 'none' %}"
-                            + "{\"event_type\": \"{{ v[\(quoted)] }}\"}{% endif %}"))
-                result.append(object, .object(e))
-            case .integer, .number, .string:
-                // The row of the name itself (`pm2_5`), else of its base (`temperature_probe_2`).
-                let exact = HomeAssistantSensorKind.named(key)
-                let kind = exact ?? HomeAssistantSensorKind.named(base)
-                let name = exact?.name ?? kind.map { key == base ? $0.name : $0.name + " " + key.dropFirst(base.count + 1) }
-                var e = entity("sensor", object: object, name: name ?? Self.title(key))
-                e.append("state_topic", .string(topic))
-                let isNumber: Bool
-                if case .string = sample { isNumber = false } else { isNumber = true }
-                if let kind, isNumber {
-                    apply(kind, to: &e)
-                } else if isNumber {
-                    e.append("state_class", .string("measurement"))
-                }
-                let test = isNumber ? " and v[\(quoted)] is number" : ""
-                e.append(
-                    "value_template",
-                    .string(
-                        values + "{% if \(quoted) in v\(test) %}{{ v[\(quoted)] }}"
-                            + "{% elif this.state not in ['unknown', 'unavailable', None] %}{{ this.state }}{% else %}None{% endif %}"))
-                result.append(object, .object(e))
-            default:
-                continue  // objects and arrays (raw BTHome data) stay in the payload
+            let kind: ValueEntityKind
+            switch advertised.values[key]! {
+            case .bool: kind = .bool
+            case .string where Self.eventTypes[Self.baseName(key)] != nil: kind = .event
+            case .integer, .number: kind = .number
+            case .string: kind = .text
+            default: continue  // objects and arrays (raw BTHome data) stay in the payload
             }
+            let (object, e) = valueEntity(key: key, kind: kind, topic: topic, objectPrefix: "adv_")
+            result.append(object, .object(e))
+        }
+    }
+
+    /// The entity of value `key` of the `{"values": {...}}` payloads on `topic` (an
+    /// advertisement's, a profile's), its object id `objectPrefix` + the key. A payload without
+    /// the key keeps the entity's state. `declared`: a profile's own unit and device class for
+    /// the name, which replace the table's.
+    func valueEntity(
+        key: String, kind: ValueEntityKind, topic: String, objectPrefix: String, declared: ProfileValueInfo? = nil
+    ) -> (object: String, entity: JSONObject) {
+        let base = Self.baseName(key)
+        let object = objectPrefix + HomeAssistantDiscovery.sanitize(key)
+        let quoted = "'" + Self.jinjaEscaped(key) + "'"
+        let values = "{% set v = value_json.get('values', {}) if value_json is mapping else {} %}"
+        switch kind {
+        case .bool:
+            var e = entity("binary_sensor", object: object, name: Self.title(key))
+            e.append("state_topic", .string(topic))
+            if let deviceClass = declared?.deviceClass ?? Self.binaryDeviceClass(key, base: base) {
+                e.append("device_class", .string(deviceClass))
+            }
+            e.append(
+                "value_template",
+                .string(
+                    values + "{% if \(quoted) in v %}{{ 'ON' if v[\(quoted)] else 'OFF' }}"
+                        + "{% elif this.state in ['on', 'off'] %}{{ this.state | upper }}{% else %}None{% endif %}"))
+            return (object, e)
+        case .event:
+            var e = entity("event", object: object, name: Self.title(key))
+            e.append("state_topic", .string(topic))
+            e.append("event_types", .array((Self.eventTypes[base] ?? []).map { .string($0) }))
+            if base == "button" { e.append("device_class", .string("button")) }
+            // Packets without the event render nothing, which Home Assistant ignores.
+            e.append(
+                "value_template",
+                .string(
+                    values + "{% if \(quoted) in v and v[\(quoted)] != 'none' %}"
+                        + "{\"event_type\": \"{{ v[\(quoted)] }}\"}{% endif %}"))
+            return (object, e)
+        case .number, .text:
+            // The row of the name itself (`pm2_5`), else of its base (`temperature_probe_2`).
+            let exact = HomeAssistantSensorKind.named(key)
+            let row = exact ?? HomeAssistantSensorKind.named(base)
+            let name = exact?.name ?? row.map { key == base ? $0.name : $0.name + " " + key.dropFirst(base.count + 1) }
+            var e = entity("sensor", object: object, name: name ?? Self.title(key))
+            e.append("state_topic", .string(topic))
+            let isNumber = kind == .number
+            if let declared, isNumber {
+                if let v = declared.deviceClass { e.append("device_class", .string(v)) }
+                if let v = declared.unit { e.append("unit_of_measurement", .string(v)) }
+                e.append("state_class", .string("measurement"))
+            } else if let row, isNumber {
+                apply(row, to: &e)
+            } else if isNumber {
+                e.append("state_class", .string("measurement"))
+            }
+            let test = isNumber ? " and v[\(quoted)] is number" : ""
+            e.append(
+                "value_template",
+                .string(
+                    values + "{% if \(quoted) in v\(test) %}{{ v[\(quoted)] }}"
+                        + "{% elif this.state not in ['unknown', 'unavailable', None] %}{{ this.state }}{% else %}None{% endif %}"))
+            return (object, e)
         }
     }
 

@@ -27,6 +27,7 @@ struct HomeAssistantEntities {
             add(c, to: &result)
         }
         if let advertised = peripheral.advertised { advertisedComponents(advertised, into: &result) }
+        if let profile = peripheral.profile { profileComponents(profile, into: &result) }
         var connectivity = entity("binary_sensor", object: "connectivity", name: "Connectivity")
         connectivity.append("device_class", .string("connectivity"))
         connectivity.append("entity_category", .string("diagnostic"))

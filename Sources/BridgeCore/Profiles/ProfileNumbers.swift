@@ -39,7 +39,21 @@ enum ProfileNumbers {
             return .string(name)
         case .scale(let numerator, let denominator):
             return .number(ratio(raw, times: numerator, over: denominator) ?? Double(raw) * Double(numerator) / Double(denominator))
+        case .bits(let mask, let asBool):
+            return bits(UInt64(bitPattern: raw), mask: mask, asBool: asBool)
+        case .subtractedFrom(let minuend):
+            let (difference, overflow) = minuend.subtractingReportingOverflow(raw)
+            return overflow ? .number(Double(minuend) - Double(raw)) : .integer(difference)
         }
+    }
+
+    /// The bits of `mask` in `raw`: whether any is set, or their value shifted down to the mask's
+    /// lowest bit.
+    static func bits(_ raw: UInt64, mask: UInt64, asBool: Bool) -> JSONValue {
+        let selected = raw & mask
+        if asBool { return .bool(selected != 0) }
+        let shifted = selected >> UInt64(mask.trailingZeroBitCount)
+        return shifted <= UInt64(Int64.max) ? .integer(Int64(shifted)) : .number(Double(shifted))
     }
 
     /// A `Q` value above `Int64.max`: no map can name it, and JSON integers stop at `Int64.max`.
@@ -49,6 +63,10 @@ enum ProfileNumbers {
             return .number(Double(raw))
         case .scale(let numerator, let denominator):
             return .number(Double(raw) * Double(numerator) / Double(denominator))
+        case .bits(let mask, let asBool):
+            return bits(raw, mask: mask, asBool: asBool)
+        case .subtractedFrom(let minuend):
+            return .number(Double(minuend) - Double(raw))
         }
     }
 

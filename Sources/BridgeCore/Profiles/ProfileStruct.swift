@@ -17,84 +17,55 @@
 /// 21.5, and a float's decimals are scaled as decimals); `?` as booleans; `s` as text without its
 /// trailing NULs, or, when that is not valid UTF-8, as the hex of its bytes (as a characteristic
 /// of format `utf8` is, SPEC §4).
+///
+/// Additions (issue 31): a field may leave its value out of the object (``Field/absentIf``,
+/// ``Field/valid``); ``Bits`` derive named values from one integer field's bits; a field named
+/// `_…` is decoded but not published; ``Repeat`` repeats a one-number struct over the payload.
 public struct ProfileStruct: Sendable, Hashable {
-    /// A named field of a decode.
-    public struct Field: Sendable, Hashable {
-        /// The value name (SPEC §7/§13: `temperature`, `battery`...).
-        public var name: String
-        /// What is done with the value.
-        public var transform: ProfileFieldTransform
-
-        /// Creates a field.
-        public init(_ name: String, _ transform: ProfileFieldTransform = .none) {
-            self.name = name
-            self.transform = transform
-        }
-    }
-
     /// Where the values are in the payload.
     public let layout: ProfileStructLayout
     /// One field per value of the layout, in order.
     public let fields: [Field]
+    /// The values derived from integer fields' bits.
+    public let bits: [Bits]
+    /// The repetition of a one-number struct, if any.
+    public let repeating: Repeat?
+    /// Per field, the values derived from it, in order.
+    let derived: [[Field]]
 
     /// Parses `format` and assigns `fields` to its values (every code but `x`), in order.
+    /// - Parameters:
+    ///   - bits: values derived from integer fields' bits.
+    ///   - repeating: with a format of one number, the items repeated over the payload.
     /// - Throws: ``ProfileCodecError`` ``Code/badFormat`` (with the column in `format`),
     ///   ``Code/fieldCount``, ``Code/badField``, ``Code/badTransform``.
-    public init(format: String, fields: [Field]) throws(ProfileCodecError) {
-        try self.init(layout: ProfileStructLayout(format), fields: fields)
+    public init(format: String, fields: [Field], bits: [Bits] = [], repeating: Repeat? = nil) throws(ProfileCodecError) {
+        try self.init(layout: ProfileStructLayout(format), fields: fields, bits: bits, repeating: repeating)
     }
 
     /// Assigns `fields` to the values of `layout`, in order.
     /// - Throws: ``ProfileCodecError`` ``Code/fieldCount`` when the counts differ, ``Code/badField``
-    ///   for an empty or repeated name, ``Code/badTransform`` for a transform its value cannot
-    ///   take (a scale or map on text or a boolean, a map on a float).
-    public init(layout: ProfileStructLayout, fields: [Field]) throws(ProfileCodecError) {
-        guard layout.items.count == fields.count else {
-            let values = layout.items.count
-            throw ProfileCodecError(
-                .fieldCount,
-                "struct \"\(layout.format)\" has \(values) value\(values == 1 ? "" : "s") (codes other than 'x') "
-                    + "but \(fields.count) field\(fields.count == 1 ? " is" : "s are") named: "
-                    + "name one field per value, in order")
-        }
-        var seen = Set<String>()
-        for (item, field) in zip(layout.items, fields) {
-            guard !field.name.isEmpty else { throw ProfileCodecError(.badField, "a field has an empty name") }
-            guard seen.insert(field.name).inserted else {
-                throw ProfileCodecError(.badField, "field '\(field.name)' is named twice")
-            }
-            switch field.transform {
-            case .none:
-                break
-            case .scale:
-                guard item.isInteger || item.isFloatingPoint else {
-                    throw ProfileCodecError(
-                        .badTransform,
-                        "field '\(field.name)' is '\(item.code)' (\(Self.kindName(item.kind))): a scale applies only to numbers")
-                }
-            case .map:
-                guard item.isInteger else {
-                    throw ProfileCodecError(
-                        .badTransform,
-                        "field '\(field.name)' is '\(item.code)' (\(Self.kindName(item.kind))): a map applies only to integers")
-                }
-            }
-            if case .scale(let numerator, let denominator) = field.transform {
-                guard numerator != 0, denominator > 0,
-                    numerator.magnitude <= ProfileFieldTransform.maxScaleTerm.magnitude,
-                    denominator <= ProfileFieldTransform.maxScaleTerm
-                else {
-                    throw ProfileCodecError(
-                        .badTransform, "field '\(field.name)': the scale \(numerator)/\(denominator) is not usable")
-                }
-            }
-        }
+    ///   for an empty or repeated name (derived values included), bits of a field that does not
+    ///   exist, bits with a repetition; ``Code/badTransform`` for a transform its value cannot
+    ///   take (a scale or map on text or a boolean, a map or mask on a float, a mask wider than
+    ///   the value), `absentIf` on a value that is not an integer, `valid` on one that is not a
+    ///   number; ``Code/badFormat`` for a repetition of a struct that is not one number.
+    public init(
+        layout: ProfileStructLayout, fields: [Field], bits: [Bits] = [], repeating: Repeat? = nil
+    ) throws(ProfileCodecError) {
+        derived = try Self.check(layout: layout, fields: fields, bits: bits, repeating: repeating)
         self.layout = layout
         self.fields = fields
+        self.bits = bits
+        self.repeating = repeating
     }
 
     /// The bytes a payload needs.
     public var size: Int { layout.size }
+
+    /// The names of the values it may publish, in order: the published fields each followed by
+    /// their derived values; `NAME_1…NAME_limit` for a repetition.
+    public var valueNames: [String] { valueKinds.map(\.name) }
 
     /// Decodes `payload` into its named values, in field order. Bytes after the struct are ignored.
     /// - Throws: ``ProfileCodecError/Code/tooShort`` when `payload` is shorter than the struct.
@@ -117,21 +88,64 @@ public struct ProfileStruct: Sendable, Hashable {
         values.members.reserveCapacity(values.members.count + fields.count)
         let little = layout.byteOrder == .little
         payload.withUnsafeBufferPointer { bytes in
+            if let repeating, let field = fields.first, let item = layout.items.first {
+                guard field.isPublished else { return }
+                let count = min(bytes.count / layout.size, repeating.limit)
+                for index in 0..<count {
+                    var shifted = item
+                    shifted.offset += index * layout.size
+                    let raw = Self.raw(shifted, in: bytes, little: little)
+                    guard field.accepts(raw) else { continue }
+                    values.append("\(field.name)_\(index + 1)", raw.value(field.transform))
+                }
+                return
+            }
             for index in layout.items.indices {
-                let item = layout.items[index]
                 let field = fields[index]
-                values.append(field.name, Self.value(item, in: bytes, little: little, field.transform))
+                let raw = Self.raw(layout.items[index], in: bytes, little: little)
+                guard field.accepts(raw) else { continue }
+                if field.isPublished { values.append(field.name, raw.value(field.transform)) }
+                for value in derived[index] where value.isPublished {
+                    values.append(value.name, raw.value(value.transform))
+                }
             }
         }
     }
 
-    static func value(
-        _ item: ProfileStructLayout.Item, in bytes: UnsafeBufferPointer<UInt8>, little: Bool,
-        _ transform: ProfileFieldTransform
-    ) -> JSONValue {
+    /// A value as read, before its transform.
+    enum Raw {
+        case integer(Int64)
+        case hugeUnsigned(UInt64)
+        case floatingPoint(ProfileNumbers.FloatingPoint)
+        case bool(Bool)
+        case text(JSONValue)
+
+        /// The value with `transform` applied.
+        func value(_ transform: ProfileFieldTransform) -> JSONValue {
+            switch self {
+            case .integer(let raw): ProfileNumbers.integer(raw, transform)
+            case .hugeUnsigned(let raw): ProfileNumbers.hugeUnsigned(raw, transform)
+            case .floatingPoint(let raw): ProfileNumbers.floatingPoint(raw, transform)
+            case .bool(let raw): .bool(raw)
+            case .text(let text): text
+            }
+        }
+
+        /// The value as a number, for `valid`.
+        var number: Double? {
+            switch self {
+            case .integer(let raw): Double(raw)
+            case .hugeUnsigned(let raw): Double(raw)
+            case .floatingPoint(let raw): raw.value
+            case .bool, .text: nil
+            }
+        }
+    }
+
+    static func raw(_ item: ProfileStructLayout.Item, in bytes: UnsafeBufferPointer<UInt8>, little: Bool) -> Raw {
         switch item.kind {
         case .text:
-            return text(UnsafeBufferPointer(rebasing: bytes[item.offset..<item.offset + item.size]))
+            return .text(text(UnsafeBufferPointer(rebasing: bytes[item.offset..<item.offset + item.size])))
         case .bool:
             return .bool(bytes[item.offset] != 0)
         case .signed, .unsigned, .half, .float, .double:
@@ -150,16 +164,16 @@ public struct ProfileStruct: Sendable, Hashable {
         switch item.kind {
         case .signed:
             let shift = UInt64(64 - 8 * item.size)
-            return ProfileNumbers.integer(Int64(bitPattern: bits << shift) >> shift, transform)
+            return .integer(Int64(bitPattern: bits << shift) >> shift)
         case .unsigned:
-            guard bits <= UInt64(Int64.max) else { return ProfileNumbers.hugeUnsigned(bits, transform) }
-            return ProfileNumbers.integer(Int64(bits), transform)
+            guard bits <= UInt64(Int64.max) else { return .hugeUnsigned(bits) }
+            return .integer(Int64(bits))
         case .half:
-            return ProfileNumbers.floatingPoint(.half(UInt16(truncatingIfNeeded: bits)), transform)
+            return .floatingPoint(.half(UInt16(truncatingIfNeeded: bits)))
         case .float:
-            return ProfileNumbers.floatingPoint(.float(UInt32(truncatingIfNeeded: bits)), transform)
+            return .floatingPoint(.float(UInt32(truncatingIfNeeded: bits)))
         default:
-            return ProfileNumbers.floatingPoint(.double(bits), transform)
+            return .floatingPoint(.double(bits))
         }
     }
 
@@ -170,15 +184,5 @@ public struct ProfileStruct: Sendable, Hashable {
         let text = UnsafeBufferPointer(rebasing: bytes[0..<end])
         guard UTF8Validation.isValid(buffer: text) else { return .string(Hex.encode(bytes)) }
         return .string(String(decoding: text, as: UTF8.self))
-    }
-
-    static func kindName(_ kind: ProfileStructLayout.Kind) -> String {
-        switch kind {
-        case .signed: return "a signed integer"
-        case .unsigned: return "an unsigned integer"
-        case .half, .float, .double: return "a float"
-        case .bool: return "a boolean"
-        case .text: return "text"
-        }
     }
 }

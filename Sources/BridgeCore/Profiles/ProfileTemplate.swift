@@ -9,6 +9,17 @@
 ///   take its UTF-8 bytes, the integer conversions its decimal integer.
 /// - `{NAME|conv}`: the command's parameter NAME (from its JSON payload): an integer (a JSON
 ///   number without a fraction) for the integer conversions, a string for the CRCs.
+/// - `{now.FIELD}` (`year2 month day hour minute second`): the local date and time of the wall
+///   time at ``Context/utcOffset``, u8 unless converted otherwise (an eQ-3's clock:
+///   `03{now.year2}{now.month}{now.day}{now.hour}{now.minute}{now.second}`).
+/// - `{xor8}`, `{xor8|from=N}`: one byte, the XOR of every byte rendered before it from offset N
+///   (default 0): AM43's checksum, `00ff0000 9a0d01 {100-position|u8} {xor8|from=4}`.
+///
+/// Arithmetic (``ProfileAffine``): an integer source may be written
+/// `[INT (+|-)] NAME [(*|/) INT] [(+|-) INT]`: `{100-position|u8}`, `{temperature*2|u8}`,
+/// `{offset*2+7|u8}`, `{now.hour*2|u8}`. The result must be an exact integer in the
+/// conversion's range; a parameter may then be a JSON number with a fraction (21.5 for
+/// `{temperature*2|u8}`). The CRCs take no arithmetic.
 ///
 /// Conversions (``ProfileConversion``): `u8 i8 u16le u16be i16le i16be u32le u32be i32le i32be
 /// crc32be crc32le`. Names are letters, digits and `_`, not starting with a digit. The empty
@@ -27,7 +38,14 @@ public struct ProfileTemplate: Sendable, Hashable {
         case option(String)
         /// A command parameter.
         case parameter(String)
+        /// The XOR of the bytes rendered before it, from this offset (`{xor8|from=4}`).
+        case xor8(from: Int)
+        /// A part of the local date and time (`{now.hour}`).
+        case now(ProfileLocalTime.Field)
     }
+
+    /// The name of the checksum placeholder `{xor8}`: reserved, no parameter has it.
+    static let xor8Name = "xor8"
 
     /// One `{...}` of the template.
     public struct Placeholder: Sendable, Hashable {
@@ -37,6 +55,8 @@ public struct ProfileTemplate: Sendable, Hashable {
         public var conversion: ProfileConversion
         /// 1-based column of its `{` in the template.
         public var column: Int
+        /// Its arithmetic (`100-position`), `nil` when it has none.
+        public var arithmetic: ProfileAffine? = nil
     }
 
     /// A run of fixed bytes or a placeholder, in order.
@@ -49,14 +69,20 @@ public struct ProfileTemplate: Sendable, Hashable {
     public struct Context: Sendable {
         /// The wall time: whole seconds since 1970-01-01 UTC (`BridgeClock.unixTime`).
         public var unixTime: Int64
+        /// The local time's offset from UTC in seconds, east positive (`tm_gmtoff`): what
+        /// `{now.*}` adds to ``unixTime``.
+        public var utcOffset: Int32
         /// The device entry's `profile_options`.
         public var options: [String: String]
         /// The command's parameters (its JSON payload's members).
         public var parameters: [String: JSONValue]
 
         /// Creates a context.
-        public init(unixTime: Int64, options: [String: String] = [:], parameters: [String: JSONValue] = [:]) {
+        public init(
+            unixTime: Int64, utcOffset: Int32 = 0, options: [String: String] = [:], parameters: [String: JSONValue] = [:]
+        ) {
             self.unixTime = unixTime
+            self.utcOffset = utcOffset
             self.options = options
             self.parameters = parameters
         }
@@ -77,7 +103,8 @@ public struct ProfileTemplate: Sendable, Hashable {
     /// Compiles `text`.
     /// - Throws: ``ProfileCodecError/Code/badTemplate`` with the column in `text`: a character that
     ///   is neither a hex digit nor a placeholder, an odd number of hex digits, an unbalanced brace,
-    ///   an empty or malformed placeholder, a missing or unknown conversion.
+    ///   an empty or malformed placeholder or arithmetic, a missing or unknown conversion, an
+    ///   `{xor8|from=N}` whose N is past the placeholder.
     public init(_ text: String) throws(ProfileCodecError) {
         var parser = ProfileTemplateParser(text)
         let parts = try parser.parse()
@@ -90,10 +117,15 @@ public struct ProfileTemplate: Sendable, Hashable {
             case .bytes(let bytes):
                 size += bytes.count
             case .placeholder(let placeholder):
+                if case .xor8(let from) = placeholder.source, from > size {
+                    throw ProfileCodecError(
+                        .badTemplate, "{xor8|from=\(from)}: the checksum is at offset \(size), so from is at most \(size)",
+                        column: placeholder.column)
+                }
                 placeholders.append(placeholder)
                 size += placeholder.conversion.size
                 switch placeholder.source {
-                case .unix: break
+                case .unix, .xor8, .now: break
                 case .option(let name): if !options.contains(name) { options.append(name) }
                 case .parameter(let name): if !parameters.contains(name) { parameters.append(name) }
                 }
@@ -131,11 +163,21 @@ public struct ProfileTemplate: Sendable, Hashable {
         let conversion = placeholder.conversion
         switch placeholder.source {
         case .unix:
-            guard conversion.range.contains(context.unixTime) else {
+            try appendTime(context.unixTime, "unix", placeholder, to: &bytes)
+        case .now(let field):
+            guard let local = ProfileLocalTime(unixTime: context.unixTime, utcOffset: context.utcOffset) else {
                 throw ProfileCodecError(
-                    .invalidTime, "the wall time \(context.unixTime) does not fit {unix|\(conversion.rawValue)}")
+                    .invalidTime, "the wall time \(context.unixTime) at UTC offset \(context.utcOffset) s has no date")
             }
-            conversion.append(context.unixTime, to: &bytes)
+            try appendTime(local[field], "now.\(field.rawValue)", placeholder, to: &bytes)
+        case .xor8(let from):
+            var checksum: UInt8 = 0
+            for byte in bytes[min(from, bytes.count)...] { checksum ^= byte }
+            bytes.append(checksum)
+        case .option(let name) where placeholder.arithmetic != nil:
+            try appendOptionArithmetic(name, placeholder, context, to: &bytes)
+        case .parameter(let name) where placeholder.arithmetic != nil:
+            try appendParameterArithmetic(name, placeholder, context, to: &bytes)
         case .option(let name):
             guard let value = context.options[name] else {
                 throw ProfileCodecError(

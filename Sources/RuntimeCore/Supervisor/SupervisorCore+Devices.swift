@@ -178,7 +178,8 @@ extension SupervisorCore {
                     path: path,
                     HomeAssistantDiscovery.Peripheral(
                         device: record.segment, address: record.address.description, name: mapped.name,
-                        information: mapped.information, characteristics: mapped.discovery),
+                        information: mapped.information, characteristics: mapped.discovery,
+                        profile: config.device(address: record.address, name: mapped.name)?.profile),
                     hold: homeAssistant.holds(at: now)))
             }
             let address = record.address.description

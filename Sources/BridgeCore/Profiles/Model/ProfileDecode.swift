@@ -23,12 +23,13 @@ public enum ProfileDecode: Sendable, Hashable {
         }
     }
 
-    /// The names of the values it may publish, each once, in field order.
+    /// The names of the values it may publish, each once, in field order (derived values after
+    /// their field, `NAME_1…` of a repetition, no `_` field).
     public var valueNames: [String] {
         var seen = Set<String>()
         var names: [String] = []
         for s in structs {
-            for field in s.fields where seen.insert(field.name).inserted { names.append(field.name) }
+            for name in s.valueNames where seen.insert(name).inserted { names.append(name) }
         }
         return names
     }
