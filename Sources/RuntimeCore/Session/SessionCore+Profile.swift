@@ -43,7 +43,8 @@ extension SessionCore {
             case .write(_, let template, let response):
                 let bytes: [UInt8]
                 do throws(ProfileCodecError) {
-                    bytes = try template.render(.init(unixTime: s.wall.unix, options: binding.options, parameters: run.parameters))
+                    bytes = try template.render(.init(
+                        unixTime: s.wall.unix, utcOffset: s.wall.utcOffset, options: binding.options, parameters: run.parameters))
                 } catch {
                     return endRun(CommandError(error.commandErrorCode ?? .invalidPayload, "\(error)"), &s)
                 }
