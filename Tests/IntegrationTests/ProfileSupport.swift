@@ -78,6 +78,9 @@ enum Profiles {
     static func command(
         _ harness: Harness, _ device: String, _ name: String, _ payload: String = "{}", timeout: Duration = .seconds(30)
     ) async throws -> CommandReply {
+        // The bridge subscribes to commands before a session reports its device online: a command published
+        // before that is lost (no session, no result).
+        try await harness.waitFor("ble/\(device)/availability") { $0.payload == "online" }
         let mark = harness.observer.count
         try await harness.publish("ble/\(device)/command/\(name)/set", payload)
         return try CommandReply(try await harness.waitFor("ble/\(device)/command/\(name)/result", after: mark, timeout: timeout))

@@ -42,6 +42,10 @@ package struct ProfileRun<Instant: InstantProtocol>: Sendable where Instant.Dura
     package var parameters: [String: JSONValue] = [:]
     /// The command's deadline answered it already (`timeout`): no further call is sent.
     package var answered = false
+    /// Notifications the command's `expect` does not list, while it waits for one it does (a device's late frames
+    /// of an earlier query come first: an AM43 answers a position query with three): reported as
+    /// `unexpected_answer` if no listed one comes in time.
+    package var unlisted: [[UInt8]] = []
 
     /// A run of `steps` for `purpose`.
     package init(purpose: Purpose, steps: [ProfileStep], parameters: [String: JSONValue] = [:]) {

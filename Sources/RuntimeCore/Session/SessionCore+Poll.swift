@@ -31,7 +31,9 @@ extension SessionCore {
                 setAvailable(true, &s)
                 cycle.phase = listen > .zero ? .listening(until: s.now.advanced(by: listen)) : .waiting
             } else if machine.failedAttempts - failuresAtStart >= timing.pollCycleAttempts
-                        || startedAt.duration(to: s.now) >= interval {
+                        || (startedAt.duration(to: s.now) >= interval && !machine.isConnected) {
+                // Not while a link is up: its setup (a profile's steps, the grace for missing GATT objects) has the
+                // machine's own deadlines, which may be longer than a short interval.
                 s.log(.warning, "poll cycle failed after \(machine.failedAttempts - failuresAtStart) attempts; next in \(cycle.nextAt.map { s.now.duration(to: $0) } ?? interval)")
                 setAvailable(false, &s)
                 cycle.phase = .waiting

@@ -146,11 +146,12 @@ extension SessionCore {
             return endRun(CommandError(.unknownCharacteristic, "the device has no characteristic \(expect.characteristic.shortForm)"), &s)
         }
         arm(mc.path, &s)
-        if let value = queue.run?.take(mc.path) { return answered(value, expect, &s) }
         queue.run?.waiting = .expect(path: mc.path, until: s.now.advanced(by: expect.timeout ?? .seconds(5)))
+        while queue.run != nil, let value = queue.run?.take(mc.path) { answered(value, expect, &s) }
     }
 
-    /// The command's answer came: `ok` is success, another listed name the error it names.
+    /// A notification while the command waits for its answer: `ok` is success, another listed name the error it
+    /// names; one the expect does not list is kept and the wait goes on (``ProfileRun/unlisted``).
     private mutating func answered(_ value: [UInt8], _ expect: ProfileExpect, _ s: inout Step) {
         let hex = Hex.encode(value)
         do {
@@ -158,7 +159,8 @@ extension SessionCore {
             if name == ProfileExpect.ok { return endRun(nil, &s) }
             endRun(CommandError(.gattError, "the device answered \(name) (\(hex))", answer: name), &s)
         } catch {
-            endRun(CommandError(.unexpectedAnswer, "the device answered \(hex), which the profile's expect does not list"), &s)
+            s.log(.debug, "command \(queue.run?.command?.profileCommand ?? ""): \(hex) is no answer the expect lists; waiting on")
+            queue.run?.unlisted.append(value)
         }
     }
 
@@ -246,7 +248,12 @@ extension SessionCore {
         case .notify(let path, _):
             endRun(CommandError(.timeout, "no notification of \(Self.short(path)) in time"), &s)
         case .expect(let path, _):
-            endRun(CommandError(.timeout, "no answer from \(Self.short(path)) in time"), &s)
+            if let first = run.unlisted.first {
+                let others = run.unlisted.count > 1 ? " (and \(run.unlisted.count - 1) more)" : ""
+                endRun(CommandError(.unexpectedAnswer, "the device answered \(Hex.encode(first))\(others), which the profile's expect does not list"), &s)
+            } else {
+                endRun(CommandError(.timeout, "no answer from \(Self.short(path)) in time"), &s)
+            }
         case .call, nil:
             break
         }
