@@ -210,4 +210,21 @@ struct ProfileTests {
         #expect(good.termination == .exited(0), "\(good.output)")
         #expect(good.output.contains("profiles: 10 shipped"), "\(good.output)")
     }
+
+    @Test("scan names the shipped profile a device fits")
+    func scanRecognizes() async throws {
+        var options = HarnessOptions()
+        options.scenario = Profiles.scenario
+        options.startBroker = false
+        options.startBridge = false
+        try await Harness.with(options) { harness in
+            var environment = ProcessInfo.processInfo.environment
+            environment["DBUS_SYSTEM_BUS_ADDRESS"] = harness.busAddress
+            let scan = try await ChildProcess.run(
+                Paths.bridge, ["scan", "--seconds", "3"], environment: environment, directory: harness.directory)
+            #expect(scan.termination == .exited(0), "\(scan.termination): \(scan.output)")
+            let flora = scan.output.split(separator: "\n").first { $0.hasPrefix(Profiles.miFlora.address) }
+            #expect(flora?.contains("profile xiaomi_miflora") == true, "\(scan.output)")
+        }
+    }
 }
