@@ -35,6 +35,13 @@ import Testing
                 expect: ProfileExpect(characteristic: ffe2, answers: answers))]))
     }
 
+    /// The device: ffe1 takes writes, ffe2 reads e8 00 2a and notifies; the two characteristics' paths.
+    static func addThing(_ h: RuntimeHarness) -> (ffe1: String, ffe2: String) {
+        let dev = h.central.addDevice(
+            address, name: "Thing", services: ["ffe0": [("ffe1", ["write"], []), ("ffe2", ["read", "notify"], [0xe8, 0x00, 0x2a])]])
+        return (h.central.characteristicPath(device: dev, "ffe1"), h.central.characteristicPath(device: dev, "ffe2"))
+    }
+
     static func harness() throws -> RuntimeHarness {
         let binding = try profile()
         return try RuntimeHarness(yaml) { config in config.devices[0].profile = binding }
@@ -43,9 +50,7 @@ import Testing
     @Test("the connection steps run after the setup: the write carries the wall time, the read's values and every notification's are published on the values topic")
     func connectionSteps() async throws {
         let h = try Self.harness()
-        let dev = h.central.addDevice(Self.address, name: "Thing", services: ["ffe0": [("ffe1", ["write"], []), ("ffe2", ["read", "notify"], [0xe8, 0x00, 0x2a])]])
-        let ffe1 = h.central.characteristicPath(device: dev, "ffe1")
-        let ffe2 = h.central.characteristicPath(device: dev, "ffe2")
+        let (ffe1, ffe2) = Self.addThing(h)
         try await h.run {
             try await h.eventually("online") { h.broker.last("ble/thing/availability") == "online" }
             #expect(h.broker.texts("ble/thing/values") == [#"{"profile":"thing","values":{"temperature":23.2,"moisture":42}}"#])
@@ -65,9 +70,7 @@ import Testing
     @Test("a named command: the answer that comes before the write's reply decides its result; a wrong one is the error code")
     func command() async throws {
         let h = try Self.harness()
-        let dev = h.central.addDevice(Self.address, name: "Thing", services: ["ffe0": [("ffe1", ["write"], []), ("ffe2", ["read", "notify"], [0xe8, 0x00, 0x2a])]])
-        let ffe1 = h.central.characteristicPath(device: dev, "ffe1")
-        let ffe2 = h.central.characteristicPath(device: dev, "ffe2")
+        let (ffe1, ffe2) = Self.addThing(h)
         try await h.run {
             try await h.eventually("online") { h.broker.last("ble/thing/availability") == "online" }
             h.central.hold("WriteValue", ffe1)
