@@ -1,4 +1,5 @@
 import BridgeCore
+import Logging
 import Synchronization
 import Testing
 
@@ -10,9 +11,9 @@ import Testing
     static let topic = "ble/thing/ffe0/ffe2"
     static let values = "ble/thing/values"
 
-    static func router() throws -> (ValueRouter, FakeBroker) {
+    static func router(logger: Logger? = nil) throws -> (ValueRouter, FakeBroker) {
         let broker = FakeBroker()
-        let router = ValueRouter(mqtt: broker, clock: FakeClock())
+        let router = ValueRouter(mqtt: broker, clock: FakeClock(), logger: logger)
         router.setRoute(path: path, topic: topic, format: .hex, device: "thing")
         let decode = ProfileDecode.structure(try ProfileStruct(format: "<hB", fields: [.init("temperature"), .init("moisture")]))
         router.setDecode(path: path, decode, valuesTopic: values, profile: "p")
@@ -35,6 +36,20 @@ import Testing
         #expect(router.decodeFailures == 1)
     }
 
+    @Test("the first notification a decode route cannot decode is logged at notice, later ones at debug")
+    func decodeFailureLogged() throws {
+        let lines = Lines()
+        let logger = Logger(label: "test") { _ in LineHandler(lines: lines) }
+        let (router, _) = try Self.router(logger: logger)
+        router.handle(path: Self.path, value: [0x10])
+        router.handle(path: Self.path, value: [0x11])
+        let logged = lines.value.withLock { $0 }
+        #expect(logged.count == 2)
+        #expect(logged.first?.hasPrefix("notice profile p: a notification on ble/thing/ffe0/ffe2 (10) does not decode") == true, "\(logged)")
+        #expect(logged.last?.hasPrefix("debug ") == true, "\(logged)")
+        #expect(router.decodeFailures == 2)
+    }
+
     @Test("while armed, a notification goes to the waiter instead of the decode (one frame is not published twice as values); disarmed, the decode again")
     func waiter() throws {
         let (router, broker) = try Self.router()
@@ -47,5 +62,26 @@ import Testing
         router.handle(path: Self.path, value: [0x11, 0x00, 0x05])
         #expect(taken.withLock { $0.count } == 1)
         #expect(Self.published(broker).last == #"ble/thing/values {"profile":"p","values":{"temperature":17,"moisture":5}}"#)
+    }
+}
+
+/// Log lines as `"level message"`.
+private final class Lines: Sendable {
+    let value = Mutex<[String]>([])
+}
+
+/// Keeps every log line in ``Lines``.
+private struct LineHandler: LogHandler {
+    let lines: Lines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.value.withLock { $0.append("\(event.level) \(event.message)") }
     }
 }

@@ -1,4 +1,5 @@
 import BridgeCore
+import Logging
 import RuntimeCore
 import MQTT
 import Synchronization
@@ -24,6 +25,8 @@ final class ValueRouter: Sendable {
         var lastSignalledAt = BridgeInstant(offset: .zero)
         /// A profile's `subscribe … decode:` (SPEC §15): every value is decoded to the values topic too.
         var decode: ProfileDecodeRoute?
+        /// Notifications ``decode`` could not decode (the first is logged at notice, the others at debug).
+        var decodeFailures = 0
         /// A profile run waits for this characteristic's notifications: they go to it instead of ``decode``.
         var waiter: (@Sendable (_ value: [UInt8]) -> Void)?
     }
@@ -68,6 +71,8 @@ final class ValueRouter: Sendable {
     private let clock: any BridgeClock
     /// Whether the last payload of each topic is kept for ``resendLast(devices:)``.
     private let keepsLast: Bool
+    /// Where a profile's decode failures are told (nil: counted only).
+    private let logger: Logger?
 
     /// Values published since start.
     var published: UInt64 { state.withLock { $0.published } }
@@ -76,10 +81,11 @@ final class ValueRouter: Sendable {
     /// Notifications that a profile's decode route could not decode (too short, an unknown first byte).
     var decodeFailures: UInt64 { state.withLock { $0.decodeFailures } }
 
-    init(mqtt: any MessageBroker, clock: any BridgeClock, keepsLast: Bool = false) {
+    init(mqtt: any MessageBroker, clock: any BridgeClock, keepsLast: Bool = false, logger: Logger? = nil) {
         self.mqtt = mqtt
         self.clock = clock
         self.keepsLast = keepsLast
+        self.logger = logger
     }
 
     /// Drops the last values of a forgotten device (they are not sent again).
@@ -185,16 +191,29 @@ final class ValueRouter: Sendable {
             device: target.device, at: now)
         // A waiting profile run decodes the value itself (one frame is not published twice as values).
         if let waiter = target.waiter { return waiter(value) }
-        if let route = target.decode { publishDecoded(value, route, device: target.device, at: now) }
+        if let route = target.decode { publishDecoded(value, route, path: path, topic: target.topic, device: target.device, at: now) }
     }
 
     /// Decodes a notification by a profile's decode route and publishes the values; counts what does not decode.
-    private func publishDecoded(_ value: [UInt8], _ route: ProfileDecodeRoute, device: String, at now: BridgeInstant) {
+    private func publishDecoded(
+        _ value: [UInt8], _ route: ProfileDecodeRoute, path: String, topic: String, device: String, at now: BridgeInstant
+    ) {
         let values: JSONObject
         do {
             values = try route.decode.decode(value)
         } catch {
-            locked { $0.decodeFailures &+= 1 }
+            let first = locked { s -> Bool in
+                s.decodeFailures &+= 1
+                guard s.routes[path] != nil else { return false }
+                s.routes[path]!.decodeFailures += 1
+                return s.routes[path]!.decodeFailures == 1
+            }
+            let message: Logger.Message = "profile \(route.profile): a notification on \(topic) (\(Hex.encode(value))) does not decode: \(error)"
+            if first {
+                logger?.notice("\(message); further ones are logged at debug", metadata: ["device": "\(device)"])
+            } else {
+                logger?.debug(message, metadata: ["device": "\(device)"])
+            }
             return
         }
         publish(
