@@ -250,7 +250,11 @@ import Testing
         #expect(t["state_topic"]?.stringValue == "ble/porch/advertisement")
         let template = try #require(t["value_template"]?.stringValue)
         #expect(template.contains("value_json.get('values', {})"), "never value_json.values (a dict method in Jinja)")
-        #expect(template.contains("this.state"), "a packet without the value keeps the state")
+        #expect(
+            template.hasSuffix("{% if 'temperature' in v and v['temperature'] is number %}{{ v['temperature'] }}{% endif %}"),
+            "a packet without the value renders nothing, which a numeric sensor ignores: it keeps the state")
+        let text = try #require(Self.component(json, "adv_text")?["value_template"]?.stringValue)
+        #expect(text.contains("{% elif this.state not in"), "a text sensor would take an empty rendering: it renders its state")
         #expect(Self.component(json, "adv_temperature_2")?["device_class"]?.stringValue == "temperature")
         #expect(Self.component(json, "adv_temperature_2")?["name"]?.stringValue == "Temperature 2")
         #expect(Self.component(json, "adv_battery")?["entity_category"]?.stringValue == "diagnostic")

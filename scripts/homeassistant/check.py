@@ -10,6 +10,9 @@ Runs with the Python of Home Assistant's venv (stdlib + aiohttp + PyYAML), one p
   bridge-stopped  after SIGTERM to the bridge: entities unavailable, bridge connectivity off
   bridge-started  after the bridge started again: entities available with values
   ha-restarted    after HA restarted: every entity with a state topic has a state within 20 s
+  profiles        the devices with a profile (SPEC §15): a SwitchBot Bot's press button and an
+                  AM43 blind's cover, called through HA's REST API (bluez-sim's writes.log must
+                  show the frames, the bridge's .../result status ok), the blind's battery and position
   log FILE...     no WARNING/ERROR line about mqtt in HA's output
 
 Prints "check-homeassistant: <what>: OK" or "check-homeassistant: <what>: FAIL: <why>" per check;
@@ -39,6 +42,13 @@ ENV = "E4:5F:01:AB:CD:EF"
 ECHO = "D0:5A:00:00:EC:01"
 WEATHER = "C0:FF:EE:00:29:04"  # appended from scripts/homeassistant/weather.yaml
 PERIPHERALS = {POLAR: "Polar H10 Sim", ENV: "Env Sensor Sim", ECHO: "Echo Sim", WEATHER: "Weather Sim"}
+# The devices with a profile (SPEC §15) from scripts/sim/profiles.yaml, appended to the scenario
+# by scripts/check-homeassistant: address -> (the bridge's device name, advertised name).
+BOT = "E1:2B:3C:4D:5E:6F"  # switchbot_bot, no password
+BLIND = "02:4E:A3:C1:00:43"  # am43_blind
+PROFILE_DEVICES = {BOT: ("bot", "WoHand"), BLIND: ("blind", "Blind")}
+# Every peripheral whose entities follow the bridge's availability and keep their states.
+STATEFUL_PERIPHERALS = [*PERIPHERALS, *PROFILE_DEVICES]
 BRIDGE_CLIENT_ID = "ha-check-bridge"
 TRACKER_NODE = "ble_tracker_alice_phone"  # scripts/check-homeassistant's tracker
 ECHO_WRITE_UUID = "5e1f0002-b5a3-4c1d-9e0a-ec40ec40ec40"
@@ -853,7 +863,7 @@ async def discovery_configs(ha: HA, snap: Snapshot) -> dict[str, dict]:
     """entity_id -> {"topic": discovery topic, "payload": its config} of the peripherals' loaded
     entities (mqtt/device/debug_info)."""
     out = {}
-    for address in PERIPHERALS:
+    for address in STATEFUL_PERIPHERALS:
         dev = snap.peripheral(address)
         if dev is None:
             continue
@@ -877,7 +887,7 @@ def stateful_entities(snap: Snapshot, configs: dict[str, dict]) -> list:
     """Enabled entities of the three peripherals that have a state topic (by their discovery
     config; without it: every sensor, binary_sensor and text)."""
     out = []
-    for address in PERIPHERALS:
+    for address in STATEFUL_PERIPHERALS:
         for e in snap.entities_of(snap.peripheral(address)):
             if e.get("disabled_by") is not None:
                 continue
@@ -896,7 +906,7 @@ async def phase_bridge_stopped(args, session) -> None:
 
     async def all_unavailable():
         snap = await ha.snapshot()
-        entries = [e for address in PERIPHERALS for e in snap.entities_of(snap.peripheral(address))
+        entries = [e for address in STATEFUL_PERIPHERALS for e in snap.entities_of(snap.peripheral(address))
                    if e.get("disabled_by") is None]
         pending = [describe(e, snap) for e in entries
                    if (snap.state(e["entity_id"]) or {}).get("state") != "unavailable"]
@@ -1159,6 +1169,170 @@ async def phase_families(args, session) -> None:
     await ha.close()
 
 
+# ---------------------------------------------------------------------------------------------
+# Devices with a profile (SPEC §15): a SwitchBot Bot's commands as buttons, an AM43 blind as a
+# cover. HA's REST API calls the services (POST /api/services/...), as an automation would.
+
+
+def xor8(data: bytes) -> int:
+    out = 0
+    for b in data:
+        out ^= b
+    return out
+
+
+def am43_frame(command: int, payload: bytes) -> str:
+    """An AM43 request: 00 ff 00 00 | 9a cmd len data | XOR of the bytes from 9a."""
+    body = bytes([0x9A, command, len(payload)]) + payload
+    return (bytes([0x00, 0xFF, 0x00, 0x00]) + body + bytes([xor8(body)])).hex()
+
+
+def result_of(work: str, topic: str, after: int) -> list[dict]:
+    return [json_payload(c[1]) for c in commands_log(work)[after:] if c[0] == topic]
+
+
+async def call_rest_service(ha: HA, domain: str, service: str, data: dict) -> None:
+    status, body = await ha.rest("POST", f"/api/services/{domain}/{service}", json=data)
+    if status != 200:
+        raise RuntimeError(f"POST /api/services/{domain}/{service} {data}: HTTP {status} {short(body)}")
+
+
+async def service_writes(ha: HA, args, what: str, domain: str, service: str, data: dict, *,
+                         address: str, uuid: str, frame: str, set_topic: str, set_payload, result_topic: str) -> None:
+    """Calls `domain.service` through HA's REST API and checks the chain: HA publishes
+    `set_topic` (payload accepted by `set_payload`), bluez-sim records `frame` written to `uuid`
+    of `address`, and the bridge answers ok on `result_topic`."""
+    before = len(writes_log(args.work))
+    sent = len(commands_log(args.work))
+    await call_rest_service(ha, domain, service, data)
+
+    async def written():
+        return [w for w in writes_log(args.work)[before:] if w[0] == address and w[1] == uuid16(uuid) and w[2] == frame]
+
+    async def answered():
+        return [r for r in result_of(args.work, result_topic, sent) if r.get("status")]
+
+    got = await wait_for(written, 30)
+    results = await wait_for(answered, 30)
+    sets = [(c[0], bytes.fromhex(c[1]).decode("utf-8", "replace")) for c in commands_log(args.work)[sent:]
+            if c[0].endswith("/set")]
+    problems = []
+    if not any(t == set_topic and set_payload(p) for t, p in sets):
+        problems.append(f"HA published {sets or 'no .../set'}, want {set_topic}")
+    if not got:
+        problems.append(f"bluez-sim did not record {frame} to {uuid} of {address} within 30 s "
+                        f"(writes since: {[w for w in writes_log(args.work)[before:] if w[0] == address]})")
+    if not results or results[-1].get("status") != "ok":
+        problems.append(f"{result_topic}: {results or 'nothing within 30 s'}, want status ok")
+    if problems:
+        fail(what, "; ".join(problems))
+    else:
+        shown = "; ".join(f"{t} {p}" for t, p in sets if t == set_topic)
+        ok(what, f"{domain}.{service} {data}: {shown} -> bluez-sim wrote {frame} -> {result_topic} {results[-1]}")
+
+
+def profile_device(snap: Snapshot, address: str, manufacturer: str, model: str, what: str) -> dict | None:
+    dev = snap.peripheral(address)
+    if dev is None:
+        fail(f"device {what}", "not in HA's device registry")
+        return None
+    bridge = snap.bridge()
+    problems = []
+    if dev.get("manufacturer") != manufacturer or dev.get("model") != model:
+        problems.append(f"manufacturer {dev.get('manufacturer')!r}, model {dev.get('model')!r}, "
+                        f"want {manufacturer!r}, {model!r} (the profile's)")
+    if bridge is None or dev.get("via_device_id") != bridge["id"]:
+        problems.append(f"via_device_id {dev.get('via_device_id')} is not the bridge device")
+    if problems:
+        fail(f"device {what}", "; ".join(problems))
+    else:
+        ok(f"device {what}", f"name {dev.get('name')!r}, manufacturer {manufacturer!r}, model {model!r}, via the bridge")
+    return dev
+
+
+async def phase_profiles(args, session) -> None:
+    ha = await connect(args, session)
+    bot_name, blind_name = PROFILE_DEVICES[BOT][0], PROFILE_DEVICES[BLIND][0]
+
+    def ready(s: Snapshot) -> bool:
+        bot, blind = s.peripheral(BOT), s.peripheral(BLIND)
+        return bool(bot and blind and any(platform_of(e) == "button" for e in s.entities_of(bot))
+                    and any(platform_of(e) == "cover" for e in s.entities_of(blind)))
+
+    snap = await wait_settled(ha, ready, timeout=60)
+    for address in PROFILE_DEVICES:
+        dev = snap.peripheral(address)
+        for e in snap.entities_of(dev):
+            note(f"  {dev.get('name')}: {describe(e, snap)}")
+
+    # The Bot: a button per command without parameters; press writes 57 01 00 (no password).
+    bot = profile_device(snap, BOT, "SwitchBot", "Bot (WoHand)", f"SwitchBot Bot ({BOT})")
+    buttons = [e for e in snap.entities_of(bot) if platform_of(e) == "button"]
+    press = entity_matching(buttons, snap, "button", uid="cmd_press")
+    if press is None:
+        fail("SwitchBot Bot press button", f"no button with cmd_press in its unique_id among "
+             f"{[describe(e, snap) for e in buttons]}")
+    else:
+        ok("SwitchBot Bot press button", f"{press['entity_id']} [{press.get('unique_id')}] among "
+           f"{[e['entity_id'] for e in buttons]}")
+        await service_writes(
+            ha, args, "SwitchBot Bot press through HA", "button", "press", {"entity_id": press["entity_id"]},
+            address=BOT, uuid="cba20002-224d-11e6-9fb8-0002a5d5c51b", frame="570100",
+            set_topic=f"ble/{bot_name}/command/press/set", set_payload=lambda p: json.loads(p or "null") == {},
+            result_topic=f"ble/{bot_name}/command/press/result")
+
+    # The blind: a cover (the profile's cover:), its battery a sensor, its position from the values.
+    blind = profile_device(snap, BLIND, "A-OK", "AM43", f"AM43 blind ({BLIND})")
+    entries = snap.entities_of(blind)
+    details = await entity_details(ha, entries)
+    bat = entity_matching(entries, snap, "sensor", device_class="battery", unit="%")
+    st = snap.state(bat["entity_id"]) if bat else None
+    if st and is_number(st["state"]) and float(st["state"]) == 81:
+        ok("AM43 blind battery sensor", f"{bat['entity_id']} = 81 % (9a a2 answer)")
+    else:
+        fail("AM43 blind battery sensor", "want device class battery, unit %, state 81: "
+             + (describe(bat, snap) if bat else f"none among {[describe(e, snap) for e in entries]}"))
+    cover = entity_matching(entries, snap, "cover")
+    if cover is None:
+        fail("AM43 blind cover", f"no cover among {[describe(e, snap) for e in entries]}")
+        await ha.close()
+        return
+    st = snap.state(cover["entity_id"]) or {}
+    attrs = st.get("attributes", {})
+    features = attrs.get("supported_features", 0)
+    # CoverEntityFeature: OPEN 1, CLOSE 2, SET_POSITION 4, STOP 8.
+    problems = [f"supported_features {features} lacks {name}" for bit, name in
+                ((1, "open"), (2, "close"), (4, "set_position"), (8, "stop")) if not features & bit]
+    # The simulated motor is at 0 (open), the profile turns it round: 100 in Home Assistant.
+    if attrs.get("current_position") != 100 or st.get("state") != "open":
+        problems.append(f"state {st.get('state')!r}, current_position {attrs.get('current_position')!r}, "
+                        f"want open at 100 (motor position 0 in ble/{blind_name}/values)")
+    device_class = (details.get(cover["entity_id"]) or {}).get("original_device_class")
+    if problems:
+        fail("AM43 blind cover", f"{cover['entity_id']}: " + "; ".join(problems))
+    else:
+        ok("AM43 blind cover", f"{cover['entity_id']} {st.get('state')} at {attrs.get('current_position')} "
+           f"(from ble/{blind_name}/values), features {features}" + (f", device class {device_class}" if device_class else ""))
+
+    # HA's position 30 is the motor's 70 (0x46): 00ff0000 9a 0d 01 46 + XOR(9a 0d 01 46) = d0.
+    want = am43_frame(0x0D, bytes([70]))
+    if want != "00ff00009a0d0146d0":
+        fail("AM43 frame", f"the check computes {want} for position 70")
+    await service_writes(
+        ha, args, "AM43 blind set_cover_position 30 through HA", "cover", "set_cover_position",
+        {"entity_id": cover["entity_id"], "position": 30},
+        address=BLIND, uuid="fe51", frame=want,
+        set_topic=f"ble/{blind_name}/command/position/set",
+        set_payload=lambda p: json.loads(p or "null") == {"position": 30},
+        result_topic=f"ble/{blind_name}/command/position/result")
+    await service_writes(
+        ha, args, "AM43 blind open_cover through HA", "cover", "open_cover", {"entity_id": cover["entity_id"]},
+        address=BLIND, uuid="fe51", frame=am43_frame(0x0D, bytes([0])),
+        set_topic=f"ble/{blind_name}/command/cover/set", set_payload=lambda p: p == "open",
+        result_topic=f"ble/{blind_name}/command/cover/result")
+    await ha.close()
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("phase")
@@ -1175,7 +1349,7 @@ async def main() -> int:
     phases = {"setup": phase_setup, "discovery": phase_discovery, "bridge-stopped": phase_bridge_stopped,
               "bridge-started": phase_bridge_started, "ha-restarted": phase_ha_restarted,
               "legacy-before": phase_legacy_before, "legacy-after": phase_legacy_after,
-              "families": phase_families,
+              "families": phase_families, "profiles": phase_profiles,
               "tracker-home": lambda a, s: phase_tracker(a, s, "home"),
               "tracker-away": lambda a, s: phase_tracker(a, s, "not_home")}
     async with aiohttp.ClientSession() as session:

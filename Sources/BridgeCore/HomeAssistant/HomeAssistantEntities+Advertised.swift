@@ -4,8 +4,9 @@
 /// Numbers are sensors (device class and unit from ``HomeAssistantSensorKind``, by name, with a
 /// `_2` suffix ignored), booleans binary sensors, BTHome button and dimmer events `event`
 /// entities, other text sensors. A packet need not carry every value (some devices alternate):
-/// a value missing from a packet keeps the entity's state (`this.state`), it does not turn it
-/// unknown.
+/// a value missing from a packet keeps the entity's state, it does not turn it unknown: numeric
+/// and binary sensors render nothing, which Home Assistant ignores; text sensors (which would
+/// take the empty text) render `this.state`.
 extension HomeAssistantEntities {
     /// Event types of BTHome's button and dimmer events.
     static let eventTypes: [String: [String]] = [
@@ -76,11 +77,11 @@ extension HomeAssistantEntities {
             if let deviceClass = declared?.deviceClass ?? Self.binaryDeviceClass(key, base: base) {
                 e.append("device_class", .string(deviceClass))
             }
+            // Without the value: nothing (ignored). Not `this.state`: it is `unavailable` while the
+            // device is offline, when a poll device's values come, and the next payload would clear it.
             e.append(
                 "value_template",
-                .string(
-                    values + "{% if \(quoted) in v %}{{ 'ON' if v[\(quoted)] else 'OFF' }}"
-                        + "{% elif this.state in ['on', 'off'] %}{{ this.state | upper }}{% else %}None{% endif %}"))
+                .string(values + "{% if \(quoted) in v %}{{ 'ON' if v[\(quoted)] else 'OFF' }}{% endif %}"))
             return (object, e)
         case .event:
             var e = entity("event", object: object, name: Self.title(key))
@@ -111,12 +112,16 @@ extension HomeAssistantEntities {
             } else if isNumber {
                 e.append("state_class", .string("measurement"))
             }
-            let test = isNumber ? " and v[\(quoted)] is number" : ""
-            e.append(
-                "value_template",
-                .string(
-                    values + "{% if \(quoted) in v\(test) %}{{ v[\(quoted)] }}"
-                        + "{% elif this.state not in ['unknown', 'unavailable', None] %}{{ this.state }}{% else %}None{% endif %}"))
+            // A numeric sensor (one with a state class or unit) ignores an empty rendering, as
+            // binary sensors do; a text sensor would take it, so it renders its own state, which a
+            // payload sent while the device is offline (`unavailable`) still clears.
+            let numericInHA = isNumber && (e["state_class"] != nil || e["unit_of_measurement"] != nil)
+            let template =
+                numericInHA
+                ? "{% if \(quoted) in v and v[\(quoted)] is number %}{{ v[\(quoted)] }}{% endif %}"
+                : "{% if \(quoted) in v %}{{ v[\(quoted)] }}"
+                    + "{% elif this.state not in ['unknown', 'unavailable', None] %}{{ this.state }}{% else %}None{% endif %}"
+            e.append("value_template", .string(values + template))
             return (object, e)
         }
     }

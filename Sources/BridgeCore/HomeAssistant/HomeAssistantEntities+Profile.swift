@@ -66,7 +66,7 @@ extension HomeAssistantEntities {
                 number.append("command_template", .string("{\"\(parameter)\": {{ value }}}"))
                 if let state = [command.name, parameter].first(where: numericValues.contains) {
                     number.append("state_topic", .string(profileValuesTopic))
-                    number.append("value_template", .string(Self.stateTemplate(state, fallback: "this.state")))
+                    number.append("value_template", .string(Self.stateTemplate(state)))
                 }
                 number.append("min", .number(range.lowerBound))
                 number.append("max", .number(range.upperBound))
@@ -120,9 +120,7 @@ extension HomeAssistantEntities {
         e.append("temperature_command_template", .string("{\"\(temperature)\": {{ value }}}"))
         if let value = climate.temperatureValue {
             e.append("temperature_state_topic", .string(profileValuesTopic))
-            e.append(
-                "temperature_state_template",
-                .string(Self.stateTemplate(value, fallback: "this.attributes.temperature", test: "is number")))
+            e.append("temperature_state_template", .string(Self.stateTemplate(value)))
         }
         if let mode = climate.modeCommand {
             let modes = climate.modes.filter(Self.climateModes.contains)
@@ -155,12 +153,13 @@ extension HomeAssistantEntities {
 
     static let valuesPrefix = "{% set v = value_json.get('values', {}) if value_json is mapping else {} %}"
 
-    /// A template of the numeric value `key`: the payload's when it has one, else `fallback`
-    /// while that is a number (a payload without the value keeps the state), else `None`.
-    static func stateTemplate(_ key: String, fallback: String, test: String = "is number") -> String {
+    /// A template of the numeric value `key`: the payload's when it has one, else nothing, which
+    /// Home Assistant's number and climate ignore (a payload without the value keeps the state).
+    /// Not the entity's own state as a fallback: that is `unavailable` while the device is
+    /// offline, when a poll device's values come, and would clear the value.
+    static func stateTemplate(_ key: String) -> String {
         let quoted = "'" + jinjaEscaped(key) + "'"
-        return valuesPrefix + "{% if \(quoted) in v and v[\(quoted)] \(test) %}{{ v[\(quoted)] }}"
-            + "{% elif \(fallback) not in ['unknown', 'unavailable', None] %}{{ \(fallback) }}{% else %}None{% endif %}"
+        return valuesPrefix + "{% if \(quoted) in v and v[\(quoted)] is number %}{{ v[\(quoted)] }}{% endif %}"
     }
 
     /// The values the bound steps' and commands' decodes publish, each once, in the order the
