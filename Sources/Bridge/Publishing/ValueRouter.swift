@@ -233,14 +233,14 @@ final class ValueRouter: Sendable {
                 s.published &+= 1
                 s.perDevice[device, default: DeviceValues()].count &+= 1
                 s.perDevice[device]!.last = now
-                if keepsLast { s.last[topic] = (device, payload) }
+                if keepsLast { s.last[topic] = (device, ProfileValuesPayload.kept(over: s.last[topic]?.payload, payload)) }
                 // A value held while the broker was away is older than this one.
                 if !s.held.isEmpty { s.held[topic] = nil }
             } else {
                 // Keep the latest value of each characteristic until the broker is back.
                 s.failed &+= 1
                 if s.held.updateValue(payload, forKey: topic) != nil { s.dropped &+= 1 }
-                if keepsLast { s.last[topic] = (device, payload) }
+                if keepsLast { s.last[topic] = (device, ProfileValuesPayload.kept(over: s.last[topic]?.payload, payload)) }
             }
         }
     }
