@@ -23,7 +23,10 @@ struct HomeAssistantEntities {
 
     func components() -> JSONObject {
         var result = JSONObject()
-        for c in peripheral.characteristics where !DeviceInformation.holds(c.uuid) {
+        // A profile device shows its profile's values and commands; its characteristics (whose
+        // topics stay, SPEC §15) only when its entry names them: a raw write box for an AM43's
+        // frame characteristic would only invite wrong frames.
+        for c in peripheral.characteristics where !DeviceInformation.holds(c.uuid) && (peripheral.profile == nil || c.configured) {
             add(c, to: &result)
         }
         if let advertised = peripheral.advertised { advertisedComponents(advertised, into: &result) }

@@ -207,4 +207,27 @@ import Testing
         let json = try JSONParser.parse(HomeAssistantDiscovery.deviceConfig(p, bridge: Self.bridge, topics: Self.topics).payload)
         #expect(json["components"]?.objectValue?.keys.allSatisfy { !$0.hasPrefix("val_") && !$0.hasPrefix("cmd_") } == true)
     }
+
+    /// A profile device's characteristics get entities only when its entry names them (their topics stay).
+    @Test func characteristicsOnlyWhenNamed() throws {
+        let frames = HomeAssistantDiscovery.Characteristic(
+            service: "fe50", characteristic: "fe51", uuid: BluetoothUUID("fe51")!, format: .hex, canNotify: true,
+            canRead: false, canWrite: true)
+        var named = frames
+        named.characteristic = "battery_level"
+        named.uuid = BluetoothUUID("2a19")!
+        named.format = .batteryLevel
+        named.configured = true
+        let p = HomeAssistantDiscovery.Peripheral(
+            device: "dev", address: "02:4E:A3:C1:00:43", name: "Blind", characteristics: [frames, named],
+            profile: DeviceProfileBinding(profile: Self.blind))
+        let json = try JSONParser.parse(HomeAssistantDiscovery.deviceConfig(p, bridge: Self.bridge, topics: Self.topics).payload)
+        let keys = json["components"]?.objectValue?.keys ?? []
+        #expect(!keys.contains { $0.contains("fe51") }, "\(keys)")
+        #expect(keys.contains { $0.contains("battery_level") }, "\(keys)")
+        // without a profile, the same characteristic has its entity
+        let plain = HomeAssistantDiscovery.Peripheral(device: "dev", address: "02:4E:A3:C1:00:43", name: "Blind", characteristics: [frames])
+        let plainJSON = try JSONParser.parse(HomeAssistantDiscovery.deviceConfig(plain, bridge: Self.bridge, topics: Self.topics).payload)
+        #expect(plainJSON["components"]?.objectValue?.keys.contains { $0.contains("fe51") } == true)
+    }
 }
