@@ -47,7 +47,9 @@ extension BridgeConfig {
         var config = try parse(
             yaml: String(decoding: bytes, as: UTF8.self), fileName: path, environment: environment, hostName: hostName
         ) { dir throws(ConfigError) in
-            try ProfileCatalog.load(directory: resolve(dir) ?? BridgeConfig.defaultProfilesDir, required: dir != nil)
+            // The default written out (bridge.yaml's example) is as optional as the default left out.
+            let given = dir.flatMap { $0 == BridgeConfig.defaultProfilesDir ? nil : $0 }
+            return try ProfileCatalog.load(directory: resolve(dir) ?? BridgeConfig.defaultProfilesDir, required: given != nil)
         }
         if !directory.isEmpty {
             config.profilesDir = resolve(config.profilesDir) ?? config.profilesDir

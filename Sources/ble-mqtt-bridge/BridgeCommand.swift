@@ -245,7 +245,7 @@ extension BridgeCommand {
                 if !uuids.isEmpty && !d.uuids.contains(where: { uuids.contains($0.uuidString) }) { return }
                 // Each advertiser once, and once more when its broadcast readings first decode
                 // (how a user finds which device a bindkey belongs to).
-                let parts = [Self.decodedSummary(d), Self.trackerSummary(d, keys: keys)].compactMap { $0 }
+                let parts = [Self.decodedSummary(d), Self.trackerSummary(d, keys: keys), Self.profileSummary(d)].compactMap { $0 }
                 let summary = parts.isEmpty ? nil : parts.joined(separator: "  ")
                 if seen.contains(path) && (summary == nil || decoded.contains(path)) { return }
                 seen.insert(path)
@@ -282,6 +282,20 @@ extension BridgeCommand {
             try? await bluez.stopDiscovery(adapter: adapterPath)
             bus.close()
         }
+
+        /// The shipped profiles (SPEC §15) whose `recognize` fits the device: `profile switchbot_bot,switchbot_curtain`
+        /// (the value for a device entry's `profile:`), or nil.
+        static func profileSummary(_ d: BlueZDevice) -> String? {
+            let ids = shippedProfiles.filter {
+                !$0.recognize.isEmpty
+                    && $0.recognize.matches(name: d.localName, serviceData: Array(d.serviceData.keys), services: d.uuids)
+            }.map(\.id)
+            return ids.isEmpty ? nil : "profile " + ids.joined(separator: ",")
+        }
+
+        /// The shipped profiles, in id order (they are compiled in and checked by the tests: none fails to load).
+        static let shippedProfiles: [DeviceProfile] =
+            ((try? ProfileCatalog.shipped().profiles) ?? [:]).values.sorted { $0.id < $1.id }
 
         /// What a tracker (SPEC §12) would match: `ibeacon uuid:major:minor`, and `irk N` when the address is a
         /// resolvable private address of the N-th `--irk` (counted from 1). A key given in the other byte order (as

@@ -69,11 +69,15 @@ private final class PipeReader: PollParticipant, @unchecked Sendable {
         return (fds[0], fds[1])
     }
 
+    /// Polls `condition` every 2 ms for up to 20 s (a deadline, not a count of sleeps: on a loaded
+    /// machine a 2 ms sleep can take far longer).
     static func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-        for _ in 0..<2000 {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
             if condition() { return }
             try await Task.sleep(for: .milliseconds(2))
         }
+        if condition() { return }
         Issue.record("timed out waiting for \(what)")
     }
 

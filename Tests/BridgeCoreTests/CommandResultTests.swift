@@ -78,6 +78,7 @@ import Testing
             CommandErrorCode.allCases.map(\.rawValue) == [
                 "invalid_payload", "unknown_characteristic", "not_writable", "not_readable",
                 "unsupported_write_type", "not_connected", "timeout", "gatt_error", "busy", "not_allowed",
+                "unknown_command", "unexpected_answer",
             ])
         for code in CommandErrorCode.allCases {
             let json = try JSONParser.parse(
@@ -85,6 +86,19 @@ import Testing
             #expect(json["error"] == ["code": .string(code.rawValue), "message": "m"])
             #expect(json["status"] == "error")
         }
+    }
+
+    @Test("a profile command's result: op command; a device's answer name is the error code")
+    func profileCommand() {
+        #expect(
+            CommandResult.commandSucceeded(transaction: 7).jsonString == #"{"status":"ok","op":"command","transaction":7}"#)
+        let wrong = CommandError(.gattError, "the device answered wrong_password (01)", answer: "wrong_password")
+        #expect(
+            CommandResult.failed(.command, error: wrong, transaction: nil).jsonString
+                == #"{"status":"error","op":"command","error":{"code":"wrong_password","message":"the device answered wrong_password (01)"}}"#)
+        #expect(wrong.description == "wrong_password: the device answered wrong_password (01)")
+        let unknown = CommandResult.failed(.command, error: CommandError(.unknownCommand, "no"), transaction: nil)
+        #expect(unknown.jsonString == #"{"status":"error","op":"command","error":{"code":"unknown_command","message":"no"}}"#)
     }
 
     @Test func appendsToExistingBuffer() {

@@ -183,4 +183,24 @@ import Testing
         }
         #expect(characteristics == ["c1", "c2", "c3"])
     }
+
+    @Test("a profile command's topic: commands.allow matches {device}/command/{name}; refused, the result says op command; allowed, the session gets it with its name and parameters")
+    func profileCommandAllowList() async throws {
+        let f = try Fixture(#"commands: { allow: ["bot/command/press"] }"#)
+        let bot = f.addDevice("bot")
+        f.intake.handle(f.message("ble/bot/command/unlock/set", ""))
+        let refused = try #require(f.broker.last("ble/bot/command/unlock/result"))
+        #expect(refused.contains(#""op":"command""#) && refused.contains(#""code":"not_allowed""#), "\(refused)")
+        f.intake.handle(f.message("ble/bot/command/press/set", #"{"transaction": 1, "hold": 2}"#))
+        let inputs = await queued(bot)
+        try #require(inputs.count == 1)
+        guard case .command(let pending) = inputs[0] else {
+            Issue.record("expected a command, got \(inputs[0])")
+            return
+        }
+        #expect(pending.profileCommand == "press")
+        #expect(pending.resultTopic == "ble/bot/command/press/result")
+        #expect(pending.profilePayload?.parameters == ["hold": .integer(2)])
+        #expect(pending.transaction == .integer(1))
+    }
 }

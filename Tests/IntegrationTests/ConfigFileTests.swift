@@ -86,6 +86,7 @@ struct ConfigFileTests {
         try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         var environment = ProcessInfo.processInfo.environment
         environment["MQTT_PASSWORD"] = "secret"
+        environment["BOT_PASSWORD"] = "1234"
         let result = try await ChildProcess.run(
             Paths.bridge, ["check-config", "--config", path], environment: environment, directory: directory)
         #expect(result.termination == .exited(0), "\(result.termination): \(result.output)\n\(lines.joined(separator: "\n"))")

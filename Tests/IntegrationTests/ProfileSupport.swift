@@ -25,6 +25,7 @@ enum Profiles {
     static let eq3 = Entry(name: "radiator", address: "00:1A:22:0E:3B:51", profile: "eq3_thermostat")
     static let wavePlus = Entry(name: "wave", address: "58:93:D8:8B:12:0A", profile: "airthings_wave_plus")
     static let radonEye = Entry(name: "radon", address: "D4:2E:5B:00:03:83", profile: "radoneye_rd200")
+    static let ibbq = Entry(name: "grill", address: "C8:1B:4B:0A:77:01", profile: "inkbird_ibbq")
     static let radonEyeV1 = Entry(name: "radon_v1", address: "E5:1F:3A:00:01:59", profile: "radoneye_rd200_v1")
 
     /// Harness options: the profiles scenario, these entries, and `extra` top-level YAML.
@@ -78,6 +79,9 @@ enum Profiles {
     static func command(
         _ harness: Harness, _ device: String, _ name: String, _ payload: String = "{}", timeout: Duration = .seconds(30)
     ) async throws -> CommandReply {
+        // The bridge subscribes to commands before a session reports its device online: a command published
+        // before that is lost (no session, no result).
+        try await harness.waitFor("ble/\(device)/availability") { $0.payload == "online" }
         let mark = harness.observer.count
         try await harness.publish("ble/\(device)/command/\(name)/set", payload)
         return try CommandReply(try await harness.waitFor("ble/\(device)/command/\(name)/result", after: mark, timeout: timeout))

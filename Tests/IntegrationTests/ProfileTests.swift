@@ -166,6 +166,23 @@ struct ProfileTests {
         }
     }
 
+    @Test("iBBQ: the login first, then the probe stream decoded on every notification; a command without an answer")
+    func ibbq() async throws {
+        try await Harness.with(Profiles.options([Profiles.ibbq])) { h in
+            // the simulated iBBQ ignores 0b 01 without the login of this connection
+            let probes = try await Profiles.values(h, "grill") { $0["temperature_probe_1"] != nil }
+            #expect(Profiles.number(probes["temperature_probe_1"], 20.0), "\(probes)")
+            #expect(Profiles.number(probes["temperature_probe_2"], 21.0), "\(probes)")
+            let log = h.writesLog.split(separator: "\n")
+            let login = log.firstIndex { $0.hasSuffix(" 2107060504030201b8220000000000") }
+            let enable = log.firstIndex { $0.hasSuffix(" 0b0100000000") }
+            #expect(login != nil && enable != nil && login! < enable!, "\(h.writesLog)")
+            let silence = try await Profiles.command(h, "grill", "silence_alarm")
+            #expect(silence.status == "ok", "\(silence)")
+            try await h.waitForLine(in: h.writesLogPath, "the silence") { $0.hasSuffix(" 04ff00000000") }
+        }
+    }
+
     @Test("SwitchBot Curtain: a Home Assistant position is turned round on the wire")
     func curtain() async throws {
         try await Harness.with(Profiles.options([Profiles.curtain])) { h in
@@ -209,5 +226,22 @@ struct ProfileTests {
         let good = try await ChildProcess.run(Paths.bridge, ["check-config", "--config", config], directory: directory)
         #expect(good.termination == .exited(0), "\(good.output)")
         #expect(good.output.contains("profiles: 10 shipped"), "\(good.output)")
+    }
+
+    @Test("scan names the shipped profile a device fits")
+    func scanRecognizes() async throws {
+        var options = HarnessOptions()
+        options.scenario = Profiles.scenario
+        options.startBroker = false
+        options.startBridge = false
+        try await Harness.with(options) { harness in
+            var environment = ProcessInfo.processInfo.environment
+            environment["DBUS_SYSTEM_BUS_ADDRESS"] = harness.busAddress
+            let scan = try await ChildProcess.run(
+                Paths.bridge, ["scan", "--seconds", "3"], environment: environment, directory: harness.directory)
+            #expect(scan.termination == .exited(0), "\(scan.termination): \(scan.output)")
+            let flora = scan.output.split(separator: "\n").first { $0.hasPrefix(Profiles.miFlora.address) }
+            #expect(flora?.contains("profile xiaomi_miflora") == true, "\(scan.output)")
+        }
     }
 }

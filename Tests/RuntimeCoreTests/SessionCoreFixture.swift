@@ -20,12 +20,17 @@ struct SessionCoreFixture {
 
     var core: SessionCore
     let topics: TopicMapper
+    /// The wall time every input is handed with (profile templates render it).
+    var wall = WallTime(unix: 0)
 
-    init(policy: ConnectionPolicy = .always, connectNow: Bool = false, yaml: String = Self.yaml) throws {
+    init(
+        policy: ConnectionPolicy = .always, connectNow: Bool = false, yaml: String = Self.yaml, profile: DeviceProfileBinding? = nil
+    ) throws {
         let config = try BridgeConfig.parse(yaml: yaml, fileName: "test.yaml", environment: [:], hostName: "test")
         topics = TopicMapper(config: config)
         let address = try #require(BluetoothAddress(Self.address))
-        let deviceConfig = config.device(address: address, name: "Strap")
+        var deviceConfig = config.device(address: address, name: "Strap")
+        if let profile { deviceConfig?.profile = profile }
         let device = SessionDevice(
             path: Self.path, address: address, addressType: "public",
             segment: topics.deviceSegment(address: address, config: deviceConfig), config: deviceConfig, unreadable: [],
@@ -81,7 +86,7 @@ struct SessionCoreFixture {
     }
 
     mutating func step(_ input: SessionCore.Input, _ view: SessionCore.DeviceView?, now: BridgeInstant) -> [String] {
-        core.handle(input, device: view, now: now).compactMap(Self.line)
+        core.handle(input, device: view, now: now, wall: wall).compactMap(Self.line)
     }
 
     mutating func receive(_ input: SessionInput, _ view: SessionCore.DeviceView?, at seconds: Double) -> [String] {
@@ -178,7 +183,7 @@ struct SessionCoreFixture {
         case .publishRead(let path, let value): return "publishRead \(short(path)) \(value)"
         case .route(_, let topic, _): return "route \(topic)"
         case .respond(let command, let result):
-            return "respond \(command.characteristic) \(result.error.map(\.code.rawValue) ?? "ok")"
+            return "respond \(command.characteristic) \(result.error.map(\.resultCode) ?? "ok")"
         case .report(let report):
             switch report {
             case .availability(let online): return "report availability \(online)"
@@ -196,6 +201,16 @@ struct SessionCoreFixture {
         case .requestSlot: return "requestSlot"
         case .releaseSlot: return "releaseSlot"
         case .log: return nil
+        case .profileCall(let call, let attempt):
+            if let bytes = call.bytes { return "write \(short(call.path)) \(Hex.encode(bytes)) \(call.type) #\(attempt)" }
+            return "read \(short(call.path)) #\(attempt)"
+        case .publishValues(let profile, let values):
+            var json: [UInt8] = []
+            JSONWriter.append(.object(values), to: &json)
+            return "values \(profile) \(String(decoding: json, as: UTF8.self))"
+        case .armNotify(let path, let attempt): return "arm \(short(path)) #\(attempt)"
+        case .disarmNotify(let paths): return "disarm \(paths.map(short))"
+        case .routeDecode(let path, _, let profile): return "routeDecode \(short(path)) \(profile)"
         }
     }
 }

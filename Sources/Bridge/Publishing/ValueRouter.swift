@@ -1,4 +1,5 @@
 import BridgeCore
+import Logging
 import RuntimeCore
 import MQTT
 import Synchronization
@@ -22,6 +23,21 @@ final class ValueRouter: Sendable {
         /// echo overtook its reply is not published twice.
         var lastSignalled: [UInt8]?
         var lastSignalledAt = BridgeInstant(offset: .zero)
+        /// A profile's `subscribe … decode:` (SPEC §15): every value is decoded to the values topic too.
+        var decode: ProfileDecodeRoute?
+        /// Notifications ``decode`` could not decode (the first is logged at notice, the others at debug).
+        var decodeFailures = 0
+        /// A profile run waits for this characteristic's notifications: they go to it instead of ``decode``.
+        var waiter: (@Sendable (_ value: [UInt8]) -> Void)?
+    }
+
+    /// Where a profile's decode of a characteristic's values goes.
+    struct ProfileDecodeRoute: Sendable {
+        var decode: ProfileDecode
+        /// `{base}/{device}/values`.
+        var valuesTopic: String
+        /// The profile's id (the payload's `"profile"`).
+        var profile: String
     }
 
     /// How long after a signalled value a read's reply of the same value counts as its echo.
@@ -38,6 +54,8 @@ final class ValueRouter: Sendable {
         var perDevice: [String: DeviceValues] = [:]
         /// With Home Assistant discovery: the last payload per value topic, and its device.
         var last: [String: (device: String, payload: [UInt8])] = [:]
+        /// Notifications a profile's decode route did not decode.
+        var decodeFailures: UInt64 = 0
     }
 
     /// Values of one device (SPEC §9 `values`, `last_value_age_s`).
@@ -53,16 +71,21 @@ final class ValueRouter: Sendable {
     private let clock: any BridgeClock
     /// Whether the last payload of each topic is kept for ``resendLast(devices:)``.
     private let keepsLast: Bool
+    /// Where a profile's decode failures are told (nil: counted only).
+    private let logger: Logger?
 
     /// Values published since start.
     var published: UInt64 { state.withLock { $0.published } }
     /// Values the broker did not take (away).
     var failed: UInt64 { state.withLock { $0.failed } }
+    /// Notifications that a profile's decode route could not decode (too short, an unknown first byte).
+    var decodeFailures: UInt64 { state.withLock { $0.decodeFailures } }
 
-    init(mqtt: any MessageBroker, clock: any BridgeClock, keepsLast: Bool = false) {
+    init(mqtt: any MessageBroker, clock: any BridgeClock, keepsLast: Bool = false, logger: Logger? = nil) {
         self.mqtt = mqtt
         self.clock = clock
         self.keepsLast = keepsLast
+        self.logger = logger
     }
 
     /// Drops the last values of a forgotten device (they are not sent again).
@@ -98,6 +121,23 @@ final class ValueRouter: Sendable {
         locked { $0.routes[path]?.presentation = presentation }
     }
 
+    /// Decodes the characteristic's notifications with a profile's `decode` to `valuesTopic` from now on (after
+    /// the value topic's payload).
+    func setDecode(path: String, _ decode: ProfileDecode, valuesTopic: String, profile: String) {
+        locked { $0.routes[path]?.decode = ProfileDecodeRoute(decode: decode, valuesTopic: valuesTopic, profile: profile) }
+    }
+
+    /// Hands the characteristic's notifications to `deliver` (a profile run waiting for them) instead of its decode
+    /// route, until ``disarm(path:)``. The value topic still gets them.
+    func arm(path: String, deliver: @escaping @Sendable (_ value: [UInt8]) -> Void) {
+        locked { $0.routes[path]?.waiter = deliver }
+    }
+
+    /// Ends ``arm(path:deliver:)``.
+    func disarm(path: String) {
+        locked { $0.routes[path]?.waiter = nil }
+    }
+
     /// Per-device value counters.
     var perDevice: [String: DeviceValues] { locked { $0.perDevice } }
 
@@ -129,7 +169,11 @@ final class ValueRouter: Sendable {
     /// updated in place (no copy of it under the lock) and only what the payload needs leaves it.
     func handle(path: String, value: [UInt8]) {
         let now = clock.now
-        let target: (topic: String, format: ValueFormat, presentation: PresentationFormat?, device: String)? = locked { s in
+        typealias Target = (
+            topic: String, format: ValueFormat, presentation: PresentationFormat?, device: String, decode: ProfileDecodeRoute?,
+            waiter: (@Sendable ([UInt8]) -> Void)?
+        )
+        let target: Target? = locked { s in
             guard let i = s.routes.index(forKey: path) else { return nil }
             if s.routes.values[i].echo != nil {
                 let echoed = s.routes.values[i].echo == value
@@ -138,15 +182,43 @@ final class ValueRouter: Sendable {
             }
             s.routes.values[i].lastSignalled = value
             s.routes.values[i].lastSignalledAt = now
-            return (
-                s.routes.values[i].topic, s.routes.values[i].format, s.routes.values[i].presentation,
-                s.routes.values[i].device
-            )
+            let route = s.routes.values[i]
+            return (route.topic, route.format, route.presentation, route.device, route.decode, route.waiter)
         }
         guard let target else { return }
         publish(
             topic: target.topic, payload: ValuePayload.make(raw: value, format: target.format, presentation: target.presentation),
             device: target.device, at: now)
+        // A waiting profile run decodes the value itself (one frame is not published twice as values).
+        if let waiter = target.waiter { return waiter(value) }
+        if let route = target.decode { publishDecoded(value, route, path: path, topic: target.topic, device: target.device, at: now) }
+    }
+
+    /// Decodes a notification by a profile's decode route and publishes the values; counts what does not decode.
+    private func publishDecoded(
+        _ value: [UInt8], _ route: ProfileDecodeRoute, path: String, topic: String, device: String, at now: BridgeInstant
+    ) {
+        let values: JSONObject
+        do {
+            values = try route.decode.decode(value)
+        } catch {
+            let first = locked { s -> Bool in
+                s.decodeFailures &+= 1
+                guard s.routes[path] != nil else { return false }
+                s.routes[path]!.decodeFailures += 1
+                return s.routes[path]!.decodeFailures == 1
+            }
+            let message: Logger.Message = "profile \(route.profile): a notification on \(topic) (\(Hex.encode(value))) does not decode: \(error)"
+            if first {
+                logger?.notice("\(message); further ones are logged at debug", metadata: ["device": "\(device)"])
+            } else {
+                logger?.debug(message, metadata: ["device": "\(device)"])
+            }
+            return
+        }
+        publish(
+            topic: route.valuesTopic, payload: ProfileValuesPayload.make(profile: route.profile, values: values), device: device,
+            at: now)
     }
 
     /// Publishes a payload of `device` (a value, or an advertisement) that came at `now` (the

@@ -21,7 +21,7 @@ struct Runtime: Sendable {
         let mailbox = Mailbox<SupervisorInput>()
         let registry = DeviceRegistry()
         let responder = CommandResponder(broker: broker, logger: logger)
-        let values = ValueRouter(mqtt: broker, clock: clock, keepsLast: config.homeAssistant.discovery)
+        let values = ValueRouter(mqtt: broker, clock: clock, keepsLast: config.homeAssistant.discovery, logger: logger)
         let roles = topics.cluster.map { ClusterRoles(bridgeID: $0.bridgeID) }
         var forward: (@Sendable (String, BluetoothAddress, String, Int) -> Void)?
         if config.cluster.enabled {

@@ -21,6 +21,8 @@ final class PeripheralSession {
     let mailbox: Mailbox<SessionInput>
     let logger: Logger
     let availabilityTopic: String
+    /// `{base}/{device}/values` (SPEC §15), for a device with a profile.
+    let valuesTopic: String
     private(set) var core: SessionCore
 
     init(context: RuntimeContext, device: SessionDevice, mailbox: Mailbox<SessionInput>) {
@@ -31,6 +33,7 @@ final class PeripheralSession {
         logger[metadataKey: "device"] = "\(device.segment)"
         self.logger = logger
         availabilityTopic = context.topics.availability(device: device.segment)
+        valuesTopic = context.topics.values(device: device.segment)
         core = SessionCore(configuration: SessionCore.Configuration(
             config: context.config, topics: context.topics, timing: context.timing, device: device))
     }
@@ -54,7 +57,9 @@ final class PeripheralSession {
 
     /// Feeds one input into the core and performs what it decided.
     private func step(_ input: SessionCore.Input, _ group: inout DiscardingTaskGroup) {
-        let actions = core.handle(input, device: deviceView(), now: io.clock.now)
+        // Only a profile's templates read the wall time.
+        let wall = device.profile != nil ? LocalWallTime.at(io.clock.unixTime) : WallTime(unix: 0)
+        let actions = core.handle(input, device: deviceView(), now: io.clock.now, wall: wall)
         for action in actions { perform(action, &group) }
     }
 
@@ -167,6 +172,23 @@ final class PeripheralSession {
             io.slots.release(path)
         case .log(let level, let message):
             logger.log(level: level, "\(message)")
+        case .profileCall(let call, let attempt):
+            group.addTask {
+                let outcome = await SessionCalls.profileCall(central, call, device: path)
+                mailbox.send(.operationFinished(attempt: attempt, outcome))
+            }
+        case .publishValues(let profile, let values):
+            io.router.publish(
+                topic: valuesTopic, payload: ProfileValuesPayload.make(profile: profile, values: values), device: device.segment,
+                at: io.clock.now)
+        case .armNotify(let characteristic, let attempt):
+            io.router.arm(path: characteristic) { value in
+                mailbox.send(.notified(path: characteristic, value: value, attempt: attempt))
+            }
+        case .disarmNotify(let paths):
+            for p in paths { io.router.disarm(path: p) }
+        case .routeDecode(let characteristic, let decode, let profile):
+            io.router.setDecode(path: characteristic, decode, valuesTopic: valuesTopic, profile: profile)
         }
     }
 }

@@ -88,6 +88,25 @@ enum SessionCalls {
         }
     }
 
+    /// A profile step's `WriteValue` (bytes given) or `ReadValue`, with the time left before the run's deadline.
+    /// Pairing for profile steps is not done: a refusal for lack of it is a `gatt_error` that says so.
+    static func profileCall(_ central: any BluetoothCentral, _ call: SessionCore.ProfileCall, device: String) async -> GattOutcome {
+        do throws(BlueZError) {
+            if let bytes = call.bytes {
+                try await central.writeValue(characteristic: call.path, value: bytes, type: call.type, timeout: call.timeout)
+                return .profileCall(.success([]), linkDropped: false)
+            }
+            return .profileCall(.success(try await central.readValue(characteristic: call.path, timeout: call.timeout)), linkDropped: false)
+        } catch {
+            let dropped = !(central.device(device)?.servicesResolved ?? false)
+            var mapped = map(error)
+            if refusal(error) != nil {
+                mapped.message += " (the device needs pairing, which profile steps do not do yet)"
+            }
+            return .profileCall(.failure(mapped), linkDropped: dropped)
+        }
+    }
+
     /// The error when BlueZ refused a command for lack of pairing (the core may pair and send it again).
     private static func refusal(_ error: BlueZError) -> BluetoothError? {
         let e = BluetoothError(error)

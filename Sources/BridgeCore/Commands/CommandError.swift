@@ -6,12 +6,19 @@ public struct CommandError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: CommandErrorCode
     /// A human-readable explanation.
     public var message: String
+    /// A profile command's answer that names the error (`wrong_password`, SPEC §15 `expect`): the result's `"code"`
+    /// instead of ``code`` (which stays ``CommandErrorCode/gattError`` for logs and counters).
+    public var answer: String?
 
     /// Creates an error.
-    public init(_ code: CommandErrorCode, _ message: String) {
+    public init(_ code: CommandErrorCode, _ message: String, answer: String? = nil) {
         self.code = code
         self.message = message
+        self.answer = answer
     }
+
+    /// The `"code"` of the result: the device's ``answer`` if it named one, else ``code``.
+    public var resultCode: String { answer ?? code.rawValue }
 
     /// An ``CommandErrorCode/invalidPayload`` error.
     public static func invalidPayload(_ message: String) -> CommandError {
@@ -31,5 +38,5 @@ public struct CommandError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `"<code>: <message>"`.
-    public var description: String { "\(code.rawValue): \(message)" }
+    public var description: String { "\(resultCode): \(message)" }
 }

@@ -23,4 +23,9 @@ public enum CommandErrorCode: String, Sendable, Hashable, CaseIterable {
     case busy
     /// `commands.allow` has no pattern for the target (SPEC §8); nothing reached the device.
     case notAllowed = "not_allowed"
+    /// A profile command (SPEC §15) the device's profile does not have, a device without a profile, or a `/get` on
+    /// a command topic.
+    case unknownCommand = "unknown_command"
+    /// A profile command's answer the profile does not list (its first byte), or that does not decode.
+    case unexpectedAnswer = "unexpected_answer"
 }

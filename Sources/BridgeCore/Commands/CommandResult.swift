@@ -25,6 +25,8 @@ public struct CommandResult: Sendable, Hashable {
         case write
         /// A `/get` command.
         case read
+        /// A profile's named command (SPEC §15, `{base}/{device}/command/{name}/set`).
+        case command
 
         /// The operation of a command topic.
         public init(_ operation: CharacteristicOperation) {
@@ -83,6 +85,11 @@ public struct CommandResult: Sendable, Hashable {
         readSucceeded(raw: raw, value: format.decode(raw), transaction: transaction)
     }
 
+    /// A profile command that ran (its `expect` answered `ok`, when it has one).
+    public static func commandSucceeded(transaction: JSONValue?) -> CommandResult {
+        CommandResult(operation: .command, transaction: transaction)
+    }
+
     /// A failed command. `response` is the write type when it was known (writes only).
     public static func failed(
         _ operation: Operation, error: CommandError, transaction: JSONValue?, response: Bool? = nil
@@ -104,7 +111,11 @@ public struct CommandResult: Sendable, Hashable {
     /// Appends the JSON payload to `buffer`.
     public func append(to buffer: inout [UInt8]) {
         buffer.append(contentsOf: error == nil ? Self.okPrefix : Self.errorPrefix)
-        buffer.append(contentsOf: operation == .write ? Self.writeOperation : Self.readOperation)
+        switch operation {
+        case .write: buffer.append(contentsOf: Self.writeOperation)
+        case .read: buffer.append(contentsOf: Self.readOperation)
+        case .command: buffer.append(contentsOf: Self.commandOperation)
+        }
         if let transaction {
             buffer.append(contentsOf: Self.transactionKey)
             JSONWriter.append(transaction, to: &buffer)
@@ -124,7 +135,7 @@ public struct CommandResult: Sendable, Hashable {
         }
         if let error {
             buffer.append(contentsOf: Self.errorCodeKey)
-            JSONWriter.appendString(error.code.rawValue, to: &buffer)
+            JSONWriter.appendString(error.resultCode, to: &buffer)
             buffer.append(contentsOf: Self.messageKey)
             JSONWriter.appendString(error.message, to: &buffer)
             buffer.append(0x7D)
@@ -136,6 +147,7 @@ public struct CommandResult: Sendable, Hashable {
     static let errorPrefix: [UInt8] = Array(#"{"status":"error","op":"#.utf8)
     static let writeOperation: [UInt8] = Array(#""write""#.utf8)
     static let readOperation: [UInt8] = Array(#""read""#.utf8)
+    static let commandOperation: [UInt8] = Array(#""command""#.utf8)
     static let transactionKey: [UInt8] = Array(#","transaction":"#.utf8)
     static let responseKey: [UInt8] = Array(#","response":"#.utf8)
     static let rawKey: [UInt8] = Array(#","raw":""#.utf8)

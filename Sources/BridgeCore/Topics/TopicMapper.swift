@@ -15,6 +15,8 @@ public struct TopicMapper: Sendable {
     public static let bridgeSegment = "bridge"
     /// The reserved segment under the base topic for the bridges' own topics in a cluster (SPEC §10).
     public static let bridgesSegment = "bridges"
+    /// The service segment of a profile's named commands (SPEC §15): `{base}/{device}/command/{name}/set`.
+    public static let commandSegment = "command"
     /// The segments under the base topic no device may use (a device `name` is checked against them).
     public static let reservedSegments: Set<String> = [bridgeSegment, bridgesSegment]
 
@@ -145,6 +147,14 @@ public struct TopicMapper: Sendable {
 
     /// `{base}/{tracker}/presence` (SPEC §12, retained): a tracker's presence.
     public func presence(tracker: String) -> String { "\(prefix)\(tracker)/presence" }
+
+    /// `{base}/{device}/values` (SPEC §15): the values a device profile decodes.
+    public func values(device: String) -> String { "\(prefix)\(device)/values" }
+
+    /// `{base}/{device}/command/{name}/result` (SPEC §15): a profile command's result.
+    public func commandResult(device: String, name: String) -> String {
+        result(device: device, service: Self.commandSegment, characteristic: name)
+    }
 
     /// `{base}/{device}/{service}/{characteristic}`: the value topic.
     public func value(device: String, service: String, characteristic: String) -> String {

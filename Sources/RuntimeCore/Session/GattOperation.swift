@@ -16,6 +16,9 @@ package enum GattOperation<Instant: InstantProtocol>: Sendable where Instant.Dur
     case command(PendingCommand<Instant>)
     /// `Device1.Pair` before the setup (the last connection ended with a refusal for lack of pairing).
     case pair
+    /// A device profile's connection steps (SPEC §15), in the setup after the subscriptions and reads: a
+    /// ``ProfileRun`` of several calls.
+    case profileSteps
 }
 
 /// How a GATT operation ended.
@@ -29,6 +32,9 @@ package enum GattOutcome<Instant: InstantProtocol>: Sendable where Instant.Durat
     /// A command was answered (`result`); a read's value is published on the value topic too. `refusal`: BlueZ
     /// refused it for lack of pairing (encryption, authentication), with this error.
     case command(PendingCommand<Instant>, CommandResult, readValue: ReadValue?, refusal: BluetoothError? = nil)
+    /// A profile step's `WriteValue` (`[]`) or `ReadValue` (the value), or its error as a command error (SPEC §4
+    /// codes). `linkDropped`: the device's services were no longer resolved when the error came.
+    case profileCall(Result<[UInt8], CommandError>, linkDropped: Bool)
 }
 
 /// A value a `/get` read: published on the value topic too.

@@ -21,6 +21,9 @@ package struct GattQueue<Instant: InstantProtocol>: Sendable where Instant.Durat
     package var work: [GattOperation<Instant>] = []
     /// The call in flight, if any.
     package var inFlight: InFlight?
+    /// A device profile's steps running (SPEC §15): one item spanning several calls, each of which is ``inFlight``
+    /// while it runs.
+    package var run: ProfileRun<Instant>?
 
     /// An empty queue.
     package init() {}
@@ -30,13 +33,23 @@ package struct GattQueue<Instant: InstantProtocol>: Sendable where Instant.Durat
         work.count { if case .command = $0 { true } else { false } }
     }
 
-    /// A call is in flight: nothing else starts.
-    package var busy: Bool { inFlight != nil }
+    /// A call is in flight or a profile run goes on: nothing else starts.
+    package var busy: Bool { inFlight != nil || run != nil }
 
-    /// The command in flight, while its deadline has not answered it.
+    /// The command in flight (or a profile command running), while its deadline has not answered it.
     package var unansweredCommand: PendingCommand<Instant>? {
         if case .command(let command, answered: false) = inFlight { return command }
+        if let run, !run.answered, let command = run.command { return command }
         return nil
+    }
+
+    /// The command of ``unansweredCommand`` was answered (its deadline, the session's end): not answered again.
+    package mutating func markAnswered() {
+        if case .command(let command, answered: false) = inFlight {
+            inFlight = .command(command, answered: true)
+        } else if run?.command != nil {
+            run?.answered = true
+        }
     }
 
     /// The link (or readiness) went away: what it queued is void (poll reads, resubscriptions of sockets that hung
@@ -46,7 +59,7 @@ package struct GattQueue<Instant: InstantProtocol>: Sendable where Instant.Durat
         work.removeAll {
             switch $0 {
             case .read, .subscribe: true
-            case .command, .readDescriptor, .setupDone, .pair: false
+            case .command, .readDescriptor, .setupDone, .pair, .profileSteps: false
             }
         }
     }

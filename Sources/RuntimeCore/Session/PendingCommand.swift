@@ -18,6 +18,11 @@ package struct PendingCommand<Instant: InstantProtocol>: Sendable where Instant.
     package let transaction: JSONValue?
     /// A `/set`'s payload as last parsed, and in which format: parsed again only in another format.
     package private(set) var write: (format: ValueFormat, presentation: PresentationFormat?, parsed: WriteCommand.Parsed)?
+    /// A profile's named command (SPEC §15, `{base}/{device}/command/{name}/set`): its name; nil for a
+    /// characteristic's `/set` or `/get`.
+    package let profileCommand: String?
+    /// A profile command's payload, parsed once.
+    package let profilePayload: ProfileCommandPayload?
 
     /// A command that arrived with `payload`.
     package init(
@@ -32,6 +37,16 @@ package struct PendingCommand<Instant: InstantProtocol>: Sendable where Instant.
         self.operation = operation
         self.resultTopic = resultTopic
         self.deadline = deadline
+        if service == TopicMapper.commandSegment {
+            profileCommand = characteristic
+            let parsed = ProfileCommandPayload.parse(payload)
+            // The cover pseudo-command's `open` is not JSON: its refusal is the session's to decide.
+            profilePayload = parsed
+            transaction = parsed.transaction
+            return
+        }
+        profileCommand = nil
+        profilePayload = nil
         if operation == .set {
             // Hex, the format of a characteristic without a `format` or a presentation format: most writes are
             // parsed only here.
@@ -53,6 +68,6 @@ package struct PendingCommand<Instant: InstantProtocol>: Sendable where Instant.
 
     /// The result of the command failing with `error`.
     package func failure(_ error: CommandError) -> CommandResult {
-        .failed(CommandResult.Operation(operation), error: error, transaction: transaction)
+        .failed(profileCommand != nil ? .command : CommandResult.Operation(operation), error: error, transaction: transaction)
     }
 }

@@ -26,6 +26,7 @@ extension SessionCore {
     /// The result for a `/set` whose payload does not parse in the characteristic's format or
     /// presentation format (hex while the characteristic is not known), else nil.
     package func payloadError(_ command: inout PendingCommand) -> CommandResult? {
+        if command.profileCommand != nil { return profileCommandError(command) }
         guard command.operation == .set else { return nil }
         let key = MappedCharacteristic.Key(service: command.service, characteristic: command.characteristic)
         let ch = characteristics[key]
@@ -47,8 +48,12 @@ extension SessionCore {
     /// of order), then the queued ones, none of which is sent afterwards.
     package mutating func expireCommands(_ s: inout Step) {
         if let c = queue.unansweredCommand, c.deadline <= s.now {
-            queue.inFlight = .command(c, answered: true)
-            fail(c, CommandError(.timeout, "BlueZ did not answer before the command's deadline (\(configuration.commandTimeout))"), &s)
+            queue.markAnswered()
+            if let run = queue.run {
+                fail(c, CommandError(.timeout, "the command's steps did not finish before its deadline (\(configuration.commandTimeout)), at \(run.stepDescription)"), &s)
+            } else {
+                fail(c, CommandError(.timeout, "BlueZ did not answer before the command's deadline (\(configuration.commandTimeout))"), &s)
+            }
         }
         guard queue.commandCount > 0 else { return }
         var kept: [GattOperation] = []
@@ -61,6 +66,54 @@ extension SessionCore {
             }
         }
         queue.work = kept
+    }
+
+    /// The profile command a `…/command/{name}/set` runs: the profile's command of that name, or for the cover
+    /// pseudo-command (`cover` with `open`, `close` or `stop`, when the profile has `cover:` and no command named
+    /// `cover`) the command `cover:` names for it.
+    package func profileCommand(_ c: PendingCommand) -> ProfileCommand? {
+        guard let binding = device.profile, let name = c.profileCommand else { return nil }
+        if let command = binding.command(name) { return command }
+        guard name == "cover", let cover = binding.profile.cover, let action = ProfileCommandPayload.coverAction(c.payload) else {
+            return nil
+        }
+        let target = switch action {
+        case "open": cover.open
+        case "close": cover.close
+        default: cover.stop
+        }
+        return target.flatMap(binding.command)
+    }
+
+    /// The result for a profile command refused before it runs (nil: it may run): `unknown_command` for a `/get`, a
+    /// device without a profile or a name the profile does not have; `invalid_payload` for a payload that is not a
+    /// JSON object, or whose parameters the command's templates do not take (a render with the time 0 tells).
+    package func profileCommandError(_ c: PendingCommand) -> CommandResult? {
+        let name = c.profileCommand ?? ""
+        guard c.operation == .set else {
+            return c.failure(CommandError(.unknownCommand, "commands take /set, not /get (command '\(name)')"))
+        }
+        guard let binding = device.profile else {
+            return c.failure(CommandError(.unknownCommand, "device '\(device.segment)' has no profile, so no command '\(name)'"))
+        }
+        guard let command = profileCommand(c) else {
+            if name == "cover", binding.profile.cover != nil, binding.command(name) == nil {
+                return c.failure(.invalidPayload("the cover command takes open, close or stop"))
+            }
+            return c.failure(CommandError(.unknownCommand, "profile '\(binding.id)' has no command '\(name)'"))
+        }
+        // The cover pseudo-command's payload is its action, not parameters.
+        if command.name != name { return nil }
+        let payload = c.profilePayload ?? ProfileCommandPayload.parse(c.payload)
+        if let error = payload.error { return c.failure(error) }
+        let context = ProfileTemplate.Context(unixTime: 0, options: binding.options, parameters: payload.parameters)
+        for step in command.steps {
+            guard case .write(_, let template, _) = step.action else { continue }
+            do throws(ProfileCodecError) { _ = try template.render(context) } catch {
+                if error.commandErrorCode == .invalidPayload { return c.failure(.invalidPayload(error.message)) }
+            }
+        }
+        return nil
     }
 
     private mutating func expire(_ c: PendingCommand, _ s: inout Step) {
@@ -89,6 +142,13 @@ extension SessionCore {
     /// BlueZ with only the time left before its deadline.
     package mutating func execute(_ p: PendingCommand, attempt: Int, _ s: inout Step) {
         var p = p
+        if p.profileCommand != nil {
+            if let error = profileCommandError(p) { return s.emit(.respond(p, error)) }
+            guard let command = profileCommand(p) else { return }
+            guard s.now.duration(to: p.deadline) >= Self.minimumCallTime else { return expire(p, &s) }
+            s.log(.debug, "command \(command.name) on \(device.segment): running \(command.steps.count) steps")
+            return startRun(.command(p, command), parameters: p.profilePayload?.parameters ?? [:], &s)
+        }
         let op = CommandResult.Operation(p.operation)
         let transaction = p.transaction
         let key = MappedCharacteristic.Key(service: p.service, characteristic: p.characteristic)

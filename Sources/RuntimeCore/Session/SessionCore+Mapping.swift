@@ -49,7 +49,7 @@ extension SessionCore {
         link?.setup.subscribeFailures = 0
         // The last connection dropped with a refusal for lack of pairing: pair before anything else.
         if pairing.onConnect { link?.setup.operations.append(.pair) }
-        enqueueSetup(mapNew(&s), onlyNew: false, &s)
+        enqueueSetup(mapNew(&s), onlyNew: false, runsProfile: true, &s)
     }
 
     /// Maps the characteristics not mapped yet on this link to topics and routes; returns them.
@@ -65,7 +65,10 @@ extension SessionCore {
             for ch in service.characteristics where !mappedPaths.contains(ch.path) {
                 mappedPaths.insert(ch.path)
                 let uuid = ch.uuid
-                guard GattMapping.shouldMap(service: serviceUUID, characteristic: uuid, device: config) else { continue }
+                // A profile's steps reach the characteristics they name whatever `only_services` says.
+                guard GattMapping.shouldMap(service: serviceUUID, characteristic: uuid, device: config)
+                    || (device.profile?.characteristics.contains(uuid) ?? false)
+                else { continue }
                 let segment = topics.characteristicSegment(uuid, config: config)
                 let settings = config?.characteristic(uuid)
                 let mapped = MappedCharacteristic(
@@ -85,8 +88,15 @@ extension SessionCore {
 
     /// Queues what a connection needs: notifications (subscribe first), then the reads.
     /// A poll device subscribes only when it listens, and a poll device connected on demand for
-    /// commands neither subscribes nor reads.
-    package mutating func enqueueSetup(_ list: [MappedCharacteristic], onlyNew: Bool, _ s: inout Step) {
+    /// commands neither subscribes nor reads. A device with a profile (SPEC §15) subscribes to and reads only the
+    /// characteristics its entry names, then runs the profile's connection steps (`runsProfile`: on every
+    /// connection, on demand included, and every poll cycle).
+    package mutating func enqueueSetup(_ list: [MappedCharacteristic], onlyNew: Bool, runsProfile: Bool = false, _ s: inout Step) {
+        var list = list
+        if device.profile != nil {
+            let named = Set(device.config?.characteristics.map(\.uuid) ?? [])
+            list = list.filter { named.contains($0.uuid) }
+        }
         var subscribe = true
         var read = true
         if case .poll(_, let listen) = device.policy {
@@ -105,6 +115,7 @@ extension SessionCore {
         if read {
             for mc in list where mc.canRead { setup.operations.append(.read(mc, initial: true)) }
         }
+        if runsProfile, device.profile != nil { setup.operations.append(.profileSteps) }
         setup.operations.append(.setupDone(onlyNew: onlyNew))
         setup.running = true
         link?.setup = setup
@@ -120,7 +131,7 @@ extension SessionCore {
             s.log(.info, "\(device.address): more characteristics appeared; \(notifying) notifying")
         } else {
             s.log(.info,
-                "\(device.address): subscribed to \(notifying) characteristics, read \(reads)\(setup.subscribeFailures > 0 ? ", \(setup.subscribeFailures) refused notifications" : "")")
+                "\(device.address): subscribed to \(notifying) characteristics, read \(reads)\(setup.subscribeFailures > 0 ? ", \(setup.subscribeFailures) refused notifications" : "")\(device.profile.map { "; profile \($0.id)" } ?? "")")
         }
         reportMapping(&s)
         if !onlyNew {
@@ -158,7 +169,7 @@ extension SessionCore {
             .map { configuration.topics.serviceSegment($0, config: device.config) }
         s.emit(.report(.mapped(MappedDevice(
             characteristics: map, services: services.map(\.uuidString), serviceSegments: segments, discovery: discovery,
-            name: s.view?.name, information: information))))
+            name: s.view?.name, information: information, profile: device.profile?.id))))
     }
 
     /// The device became ready: start the `poll` intervals of its characteristics.

@@ -146,7 +146,7 @@ extension SessionCore {
         guard let op = retry else { return }
         switch op {
         case .command(let command): execute(command, attempt: generation, &s)
-        case .read, .subscribe, .readDescriptor, .setupDone, .pair:
+        case .read, .subscribe, .readDescriptor, .setupDone, .pair, .profileSteps:
             // First in line: the queue runs it next.
             if link?.setup.running == true { link?.setup.operations.insert(op, at: 0) } else { queue.work.insert(op, at: 0) }
         }
@@ -205,7 +205,7 @@ extension SessionCore {
         case .subscribe(let mc):
             s.log(.warning, "StartNotify \(mc.key.service)/\(mc.key.characteristic) needs pairing, which failed")
             link?.setup.subscribeFailures += 1
-        case .readDescriptor, .setupDone, .pair:
+        case .readDescriptor, .setupDone, .pair, .profileSteps:
             break
         }
     }
@@ -218,6 +218,7 @@ extension SessionCore {
         case .readDescriptor(let mc, _, _): "ReadValue of a descriptor of \(mc.key.service)/\(mc.key.characteristic)"
         case .setupDone: "setup"
         case .pair: "Pair"
+        case .profileSteps: "the profile's connection steps"
         }
     }
 }

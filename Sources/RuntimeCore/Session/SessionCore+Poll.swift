@@ -21,17 +21,19 @@ extension SessionCore {
             s.log(.info, "poll cycle: connecting to \(device.address)")
             if machine.isReady {
                 // Connected on demand: read now.
-                enqueueSetup(Array(characteristics.values).sorted { $0.path < $1.path }, onlyNew: true, &s)
+                enqueueSetup(Array(characteristics.values).sorted { $0.path < $1.path }, onlyNew: true, runsProfile: true, &s)
             } else {
                 feed(.connectRequested, &s)
             }
         case .running(let startedAt, let failuresAtStart):
-            if machine.isReady && !(link?.setup.running ?? false) && (link?.setup.operations.isEmpty ?? true) {
+            if machine.isReady && !(link?.setup.running ?? false) && (link?.setup.operations.isEmpty ?? true) && queue.run == nil {
                 s.log(.info, "poll cycle done")
                 setAvailable(true, &s)
                 cycle.phase = listen > .zero ? .listening(until: s.now.advanced(by: listen)) : .waiting
             } else if machine.failedAttempts - failuresAtStart >= timing.pollCycleAttempts
-                        || startedAt.duration(to: s.now) >= interval {
+                        || (startedAt.duration(to: s.now) >= interval && !machine.isConnected) {
+                // Not while a link is up: its setup (a profile's steps, the grace for missing GATT objects) has the
+                // machine's own deadlines, which may be longer than a short interval.
                 s.log(.warning, "poll cycle failed after \(machine.failedAttempts - failuresAtStart) attempts; next in \(cycle.nextAt.map { s.now.duration(to: $0) } ?? interval)")
                 setAvailable(false, &s)
                 cycle.phase = .waiting

@@ -41,12 +41,19 @@ extension SessionCore {
             execute(command, attempt: attempt, &s)
         case .pair:
             pair(for: nil, attempt: attempt, &s)
+        case .profileSteps:
+            startRun(.connection, &s)
         }
     }
 
     /// A GATT operation finished.
     /// `answered`: the command in flight was answered at its deadline already.
     package mutating func finished(_ outcome: GattOutcome, attempt: Int, answeredAtDeadline answered: Bool, _ s: inout Step) {
+        // A profile run's calls (a subscribe step's subscription of this connection included) go to the run.
+        if case .profileCall = outcome { return profileOutcome(outcome, attempt: attempt, &s) }
+        if case .subscribed = outcome, attempt == generation, case .call? = queue.run?.waiting {
+            return profileOutcome(outcome, attempt: attempt, &s)
+        }
         switch outcome {
         case .command(let command, let result, let readValue, let refusal):
             // Answered at its deadline already: BlueZ's late reply is not answered again (nor
@@ -64,6 +71,8 @@ extension SessionCore {
             }
         case .descriptor(let mc, let kind, let result):
             descriptorRead(mc, kind, result, attempt: attempt, &s)
+        case .profileCall:
+            break  // the run's, above
         case .subscribed(let mc, let error, let viaSocket):
             // The link dropped with a refusal (5.66 drops it before the reply; the reply may be stale, or come before
             // the core saw the drop): BlueZ's own pairing for the CCC write failed.

@@ -25,6 +25,10 @@ extension SessionCore {
             self.timing = timing
             var machine = Machine.Configuration(reconnect: config.reconnect, usesSlots: true)
             machine.connectTimeout = timing.connectTimeout
+            // A profile's connection steps are part of the setup: long waits and sleeps must fit its deadline.
+            if let profile = device.profile {
+                machine.subscribeTimeout = max(machine.subscribeTimeout, SessionCore.setupTime(profile.steps))
+            }
             self.machine = machine
             commandCapacity = max(1, config.commands.queue)
             commandTimeout = config.commands.timeout
@@ -33,6 +37,19 @@ extension SessionCore {
         }
     }
 
+    /// The time a profile's connection steps may take: their waits and sleeps, and 10 s for every other step.
+    package static func setupTime(_ steps: [ProfileStep]) -> Duration {
+        steps.reduce(.zero) { total, step in
+            switch step.action {
+            case .waitNotify(_, let timeout, _): total + timeout
+            case .sleep(let d): total + d
+            case .write, .read, .subscribe: total + .seconds(10)
+            }
+        }
+    }
+}
+
+extension SessionCore {
     /// What the executor feeds the core.
     package enum Input: Sendable {
         /// The session starts.
@@ -151,6 +168,35 @@ extension SessionCore {
         case releaseSlot
         /// A line for the session's log.
         case log(Logger.Level, String)
+        /// A profile step's `WriteValue` or `ReadValue`; completes as ``GattOutcome/profileCall(_:linkDropped:)``.
+        case profileCall(ProfileCall, attempt: Int)
+        /// Publish values a profile decoded on `{base}/{device}/values` (not retained).
+        case publishValues(profile: String, JSONObject)
+        /// Hand the characteristic's notifications to the session (as ``SessionInput/notified(path:value:attempt:)``)
+        /// instead of its decode route, until disarmed; before the call that makes the device notify.
+        case armNotify(path: String, attempt: Int)
+        /// Notifications of these paths go back to their routes.
+        case disarmNotify(paths: [String])
+        /// Decode every notification of the characteristic with `decode` to the values topic (after its value topic).
+        case routeDecode(path: String, ProfileDecode, profile: String)
+    }
+
+    /// What a profile step's BlueZ call needs.
+    package struct ProfileCall: Sendable {
+        package var path: String
+        /// The bytes to write; nil: a read.
+        package var bytes: [UInt8]?
+        package var type: GattWriteType
+        /// The time left before the run's deadline (the command's, or the setup's).
+        package var timeout: Duration
+
+        /// A value with these fields.
+        package init(path: String, bytes: [UInt8]?, type: GattWriteType, timeout: Duration) {
+            self.path = path
+            self.bytes = bytes
+            self.type = type
+            self.timeout = timeout
+        }
     }
 
     /// What a command's BlueZ call needs.

@@ -110,11 +110,13 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     // MARK: Steps
 
-    /// Handles one input at `now`, with the device's objects as they are (`device`: nil when
-    /// BlueZ has no object for it), and returns what to do, in order.
-    package mutating func handle(_ input: Input, device view: DeviceView?, now: Instant) -> [Action] {
+    /// Handles one input at `now` (`wall`: the wall time then, which profile templates render), with the device's
+    /// objects as they are (`device`: nil when BlueZ has no object for it), and returns what to do, in order.
+    package mutating func handle(
+        _ input: Input, device view: DeviceView?, now: Instant, wall: WallTime = WallTime(unix: 0)
+    ) -> [Action] {
         guard !ended else { return [] }
-        var s = Step(now: now, view: view)
+        var s = Step(now: now, view: view, wall: wall)
         handle(input, &s)
         return s.actions
     }
@@ -131,7 +133,7 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
             // Every command gets its result: the one BlueZ has not answered (its reply would come to a session that
             // no longer listens) and those queued.
             if let c = queue.unansweredCommand {
-                queue.inFlight = .command(c, answered: true)
+                queue.markAnswered()
                 fail(c, CommandError(
                     .notConnected, "the bridge stopped managing device '\(device.segment)' before BlueZ answered (it may have reached the device)"), &s)
             }
@@ -152,6 +154,7 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         var deadlines: [Instant?] = [tickAt, gatt.checkAt, link?.resubscribeAt, cycle.nextDeadline(isPoll: isPoll)]
         deadlines.append(link?.pollDue.values.min())
         if let first = firstCommandDeadline() { deadlines.append(first) }
+        deadlines.append(queue.run?.deadline)
         // A deadline that had passed when the timers last ran could not be acted on (a poll
         // cycle waiting for the last link to go down): an input wakes the loop for it, not a busy
         // loop. One that passed only since then is kept: the executor hands the deadline in at
@@ -226,6 +229,8 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
             break  // advertisement sessions only
         case .notificationsReleased(let characteristic):
             notificationsReleased(characteristic, &s)
+        case .notified(let path, let value, let attempt):
+            profileNotified(path: path, value: value, attempt: attempt, &s)
         }
     }
 
@@ -267,6 +272,7 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
             resubscribeReleased(&s)
         }
         expireCommands(&s)
+        runTimers(&s)
         duePolls(&s)
         if isPoll { advanceCycle(&s) }
     }
@@ -281,8 +287,8 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         if before != machine.state {
             s.log(.debug, "\(device.address): \(event) → \(Self.describe(machine.state, now: s.now))")
         }
-        if wasReady && !machine.isReady { linkDown(keepMapping: machine.isConnected) }
-        if wasConnected && !machine.isConnected { linkDown(keepMapping: false) }
+        if wasReady && !machine.isReady { linkDown(keepMapping: machine.isConnected, &s) }
+        if wasConnected && !machine.isConnected { linkDown(keepMapping: false, &s) }
         if !wasConnected && machine.isConnected && !ended { phase = .linked(SessionLink()) }
         for action in machineActions { perform(action, &s) }
         if wasConnected != machine.isConnected {
@@ -334,8 +340,9 @@ package struct SessionCore<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// The link (or the readiness) went away: what it set up is void (`keepMapping`: still connected, a new link).
-    private mutating func linkDown(keepMapping: Bool) {
+    private mutating func linkDown(keepMapping: Bool, _ s: inout Step) {
         generation += 1
+        runLinkLost(&s)
         // A command that waited for a pairing goes back to the front of the queue (it keeps its deadline).
         if case .command(let command)? = link?.pairing?.retry {
             queue.work.insert(.command(command), at: 0)

@@ -19,6 +19,9 @@ package struct SessionDevice<Instant: InstantProtocol>: Sendable where Instant.D
     /// When the device may pair again after a failed pairing of an earlier session (SPEC §11).
     package var pairingRetry: PairingRetry<Instant> = PairingRetry<Instant>()
 
+    /// The device profile bound to the entry (SPEC §15), if it has one.
+    package var profile: DeviceProfileBinding? { config?.profile }
+
     /// A value with these fields.
     package init(
         path: String, address: BluetoothAddress, addressType: String, segment: String, config: BridgeConfig.Device? = nil, unreadable: Set<String>, connectNow: Bool, seed: UInt64, policy: ConnectionPolicy, pairingRetry: PairingRetry<Instant> = PairingRetry<Instant>()

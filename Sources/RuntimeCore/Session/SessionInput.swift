@@ -21,6 +21,9 @@ package enum SessionInput<Instant: InstantProtocol>: Sendable where Instant.Dura
     case advertised
     /// The `AcquireNotify` socket of a characteristic hung up.
     case notificationsReleased(characteristic: String)
+    /// A notification of a characteristic a profile run armed (``SessionCore/Action/armNotify(path:attempt:)``),
+    /// for connection attempt `attempt`.
+    case notified(path: String, value: [UInt8], attempt: Int)
     /// A connection slot was granted.
     case slotGranted
     /// `Connect` returned, for connection attempt `attempt`.

@@ -34,11 +34,14 @@ package struct MappedDevice: Sendable {
     package var name: String?
     /// What its Device Information service said.
     package var information: DeviceInformation
+    /// The id of the device's profile (SPEC §15), if it has one.
+    package var profile: String? = nil
 
     /// A value with these fields.
     package init(
-        characteristics: [String: String], services: [String], serviceSegments: [String], discovery: [HomeAssistantDiscovery.Characteristic], name: String? = nil, information: DeviceInformation
+        characteristics: [String: String], services: [String], serviceSegments: [String], discovery: [HomeAssistantDiscovery.Characteristic], name: String? = nil, information: DeviceInformation, profile: String? = nil
     ) {
+        self.profile = profile
         self.characteristics = characteristics
         self.services = services
         self.serviceSegments = serviceSegments

@@ -47,8 +47,15 @@ final class RuntimeHarness: Sendable {
     private let logSink = LogSink()
 
     /// `families`: the advertisement families the runtime asks (tests add fakes of their own).
-    init(_ yaml: String, families: [any AdvertisementFamily.Type] = AdvertisementDecoder.families) throws {
-        config = try BridgeConfig.parse(yaml: yaml, fileName: "test.yaml", environment: [:], hostName: "test")
+    /// `adjust`: changes the parsed configuration before the runtime is built (a device's profile binding, while
+    /// tests cannot load profiles from YAML).
+    init(
+        _ yaml: String, families: [any AdvertisementFamily.Type] = AdvertisementDecoder.families,
+        adjust: (inout BridgeConfig) throws -> Void = { _ in }
+    ) throws {
+        var config = try BridgeConfig.parse(yaml: yaml, fileName: "test.yaml", environment: [:], hostName: "test")
+        try adjust(&config)
+        self.config = config
         clock = FakeClock(executor: executor)
         central = FakeCentral(clock: clock)
         // BRIDGE_TEST_LOG=debug shows the runtime's log.
