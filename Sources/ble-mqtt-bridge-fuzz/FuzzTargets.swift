@@ -36,6 +36,10 @@ enum FuzzTargets {
             _ = format.decode(value)
             _ = format.homeAssistantUnit
         },
+        // A device profile file through the loader (SPEC §15): ProfileFuzzing.
+        "profile": { bytes in ProfileFuzzing.load(bytes) },
+        // Profile codecs from fuzzed text and the shipped profiles' over fuzzed payloads: ProfileDecodeFuzzing.
+        "profile-decode": { bytes in ProfileDecodeFuzzing.run(bytes) },
     ]
 
     static func run(_ name: String, _ bytes: [UInt8]) {

@@ -87,7 +87,12 @@ enum ProfileNumbers {
                 return .number(result)
             }
         }
-        return .number(value * Double(numerator) / Double(denominator))
+        // A float too large or too small for a decimal: scaled in doubles. Multiplying first can
+        // overflow where dividing first does not (1e308 × 10 / 100); a result that is still not
+        // finite is null, as a non-finite float is (found by scripts/fuzz profile-decode).
+        var scaled = value * Double(numerator) / Double(denominator)
+        if !scaled.isFinite { scaled = value / Double(denominator) * Double(numerator) }
+        return scaled.isFinite ? .number(scaled) : .null
     }
 
     /// `raw × numerator / denominator` rounded once, when the product and the denominator are exact

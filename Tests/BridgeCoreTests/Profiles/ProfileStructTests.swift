@@ -100,6 +100,17 @@ import Testing
         #expect(try Self.values("<e", "003c", [Self.tenth]) == [0.1])
     }
 
+    /// A scaled float that leaves the doubles is null, as an infinite float is, never an infinite
+    /// number (which JSON cannot carry); one that only the product overflows is scaled
+    /// (scripts/fuzz profile-decode found `!d` `*2` of the largest double giving infinity).
+    @Test func scaledFloatsStayFinite() throws {
+        #expect(try Self.values("!d", "7fefffffffffffff", [ProfileFieldTransform.parse("*2")]) == [nil])
+        #expect(try Self.values("!d", "ffefffffffffffff", [ProfileFieldTransform.parse("*-1.5")]) == [nil])
+        let largest = Double.greatestFiniteMagnitude
+        #expect(try Self.values("!d", "7fefffffffffffff", [ProfileFieldTransform.parse("*0.1")]) == [.number(largest / 10)])
+        #expect(try Self.values("!d", "7fefffffffffffff", [.scale(numerator: 10, denominator: 100)]) == [.number(largest / 100 * 10)])
+    }
+
     /// A map names integers; an integer it does not name stays an integer.
     @Test func maps() throws {
         let onOff = ProfileFieldTransform.map([0: "off", 1: "on"])
