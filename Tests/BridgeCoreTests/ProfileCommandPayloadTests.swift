@@ -26,5 +26,10 @@ import Testing
         #expect(ProfileCommandPayload.coverAction(Array(#""stop""#.utf8)) == "stop")
         #expect(ProfileCommandPayload.coverAction(Array("OPEN".utf8)) == nil)
         #expect(ProfileCommandPayload.coverAction(Array(#"{"position": 1}"#.utf8)) == nil)
+        // a megabyte of spaces around the action is trimmed in one pass (byte by byte it was quadratic)
+        let padding = [UInt8](repeating: 0x20, count: 1 << 20)
+        #expect(ProfileCommandPayload.coverAction(padding + Array("stop".utf8) + padding) == "stop")
+        #expect(ProfileCommandPayload.coverAction(padding) == nil)
+        #expect(ProfileCommandPayload.coverAction([]) == nil)
     }
 }
