@@ -54,6 +54,7 @@ extension BridgeConfig {
         if !directory.isEmpty {
             config.profilesDir = resolve(config.profilesDir) ?? config.profilesDir
             config.stateFile = resolve(config.stateFile)
+            config.devicesFile = resolve(config.devicesFile)
             config.health.metricsFile = resolve(config.health.metricsFile)
             if var tls = config.mqtt.tls {
                 tls.caFile = resolve(tls.caFile)

@@ -194,6 +194,9 @@ struct ConfigDecoder {
         config.bridgeID = BridgeID.derived(fromHostName: hostName)
         do { if let node = fields("bridge"), let id = try decodeBridge(node) { config.bridgeID = id } } catch { errors.append(error) }
         do { if let node = fields("cluster") { config.cluster = try decodeCluster(node) } } catch { errors.append(error) }
+        do { if let node = fields("management") { config.management = try bool(node) } } catch { errors.append(error) }
+        do { if let node = fields("devices_file") { config.devicesFile = try nonEmptyString(node) } } catch { errors.append(error) }
+        do { if let node = fields("web") { config.web = try decodeWeb(node) } } catch { errors.append(error) }
         if let node = fields("trackers") { config.trackers = decodeTrackers(node, devices: config.devices, errors: &errors) }
         if var first = errors.first {
             first.further = Array(errors.dropFirst())

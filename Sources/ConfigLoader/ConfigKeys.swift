@@ -7,8 +7,9 @@ import YAMLKit
 enum ConfigKeys {
     static let topLevel = [
         "mqtt", "bluetooth", "state_file", "homeassistant", "commands", "reconnect", "health", "log_level", "devices",
-        "bridge", "cluster", "trackers", "profiles_dir",
+        "bridge", "cluster", "trackers", "profiles_dir", "management", "devices_file", "web",
     ]
+    static let web = ["listen", "auth_token"]
     static let mqtt = ["url", "base_topic", "client_id", "username", "password", "tls", "protocol", "keepalive"]
     static let tls = ["ca_file", "cert_file", "key_file"]
     static let bluetooth = [
@@ -65,6 +66,7 @@ enum ConfigKeys {
         ("devices[].match", match), ("devices[].characteristics[]", characteristic), ("devices[].services[]", service),
         ("devices[].advertisement", advertisement),
         ("bridge", bridge), ("cluster", cluster), ("trackers[]", tracker), ("trackers[].match", trackerMatch),
+        ("web", web),
     ]
 
     /// Mappings whose keys the user chooses (a profile's option names): their keys are not paths.

@@ -38,6 +38,13 @@ public struct BridgeConfig: Sendable, Hashable {
     public var bridgeID = BridgeID.derived(fromHostName: BridgeConfig.currentHostName())
     /// `cluster`: several bridges on one broker sharing the devices (SPEC §10).
     public var cluster = Cluster()
+    /// `management` (default `true`): `false` refuses every `device/*` request (SPEC §14); the devices added at run
+    /// time are still served.
+    public var management = true
+    /// `devices_file`: the local copy of the devices added at run time (SPEC §14); nil: ``devicesFilePath``'s default.
+    public var devicesFile: String?
+    /// `web`: the bridge's page (SPEC §14).
+    public var web = Web()
     /// Non-fatal findings of the loader (e.g. `mqtt.tls` with an `mqtt://` URL),
     /// printed like errors: `file:line:column: message`.
     public var warnings: [ConfigError] = []
