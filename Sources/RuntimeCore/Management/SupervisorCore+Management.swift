@@ -198,7 +198,13 @@ extension SupervisorCore {
 
     /// An entry decoded with bridge.yaml's rules; nil (logged) when it is invalid or bridge.yaml has its name or
     /// address.
-    private func decodeEntry(_ json: JSONValue, source: String, _ out: inout [Action]) -> AddedDevices.Entry? {
+    private func decodeEntry(_ given: JSONValue, source: String, _ out: inout [Action]) -> AddedDevices.Entry? {
+        // A request copied by hand may carry its transaction: it is no device key.
+        var json = given
+        if case .object(var object) = given {
+            object.removeAll(key: "transaction")
+            json = .object(object)
+        }
         let device: BridgeConfig.Device
         do {
             device = try decodeAddedDevice(json)
