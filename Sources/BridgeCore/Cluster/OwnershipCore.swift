@@ -109,6 +109,18 @@ public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Du
         if wanted[device] == nil { wanted[device] = service }
     }
 
+    /// Stops wanting a device (removed or renamed at run time, SPEC §14): forgets what this bridge did with it.
+    /// Returns whether its owner topic names this bridge (the caller empties it: no bridge wants it any more).
+    public mutating func unwant(_ device: String) -> Bool {
+        wanted[device] = nil
+        phases[device] = nil
+        linked.remove(device)
+        lastHeard[device] = nil
+        challengers[device] = nil
+        challengerPayloads[device] = nil
+        return owners[device]?.payload.bridge == bridgeID
+    }
+
     /// Handles one event at `now` and returns the actions to perform, in order.
     public mutating func handle(_ event: ClusterEvent, now: Instant) -> [ClusterAction] {
         switch event {

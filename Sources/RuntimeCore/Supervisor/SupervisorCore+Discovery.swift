@@ -138,8 +138,9 @@ extension SupervisorCore {
     package func discoveryNeeded(_ name: String) -> Bool {
         // With an active monitor, advertisement devices need no scan.
         let passive = radios[name]?.discovery.monitor == .active
-        // A cluster member keeps hearing the devices other bridges own: its sightings must stay current.
-        if cluster != nil { return true }
+        // A cluster member keeps hearing the devices other bridges own: its sightings must stay current. A `scan`
+        // request hears every advertiser (SPEC §14).
+        if cluster != nil || !scans.isEmpty { return true }
         // Trackers are heard only by an active scan: phones and tags match no monitor pattern.
         if !config.bluetooth.services.isEmpty || !config.trackers.isEmpty || (listensToAdvertisements && !passive) {
             return true
