@@ -173,4 +173,18 @@ import Testing
         #expect(answer.first?.1 == F.at(2000))
         #expect(done.contains(.scanFinished))
     }
+
+    @Test("scan with a service filter: the running scan hears everyone for the window, then takes its filter back")
+    func scanLiftsTheFilter() throws {
+        var core = try Self.core("bluetooth: { services: [\"180f\"] }")
+        func starts(_ actions: [SupervisorCore.Action]) -> [[String]] {
+            actions.compactMap { if case .startDiscovery(_, let uuids, _) = $0 { uuids } else { nil } }
+        }
+        let started = Self.request(&core, "scan", #"{"seconds":2}"#)
+        #expect(starts(started) == [[]])
+        _ = core.handle(.discoveryFinished(error: BluetoothError(code: .inProgress, name: "InProgress", message: "")),
+                        now: F.at(2100), tree: F.scanningTree)
+        let done = core.handle(.tick(lastAdvertisement: nil), now: F.at(4000), tree: F.scanningTree)
+        #expect(starts(done) == [[BluetoothUUID("180f")!.uuidString]])
+    }
 }

@@ -46,23 +46,29 @@ extension SupervisorCore {
             consider(path, now: now, tree: tree, &out)
         }
         clusterWantKnown(&out)
-        if discoveryFilter != oldFilter {
-            // A running scan takes the new filter (SetDiscoveryFilter applies to it; StartDiscovery answers InProgress).
-            for name in radios.keys.sorted() where radios[name]?.discovery.ours == true && radios[name]?.discovery.starting == false {
-                radios[name]?.discovery.starting = true
-                out.append(.startDiscovery(adapter: name, uuids: discoveryFilter.uuids, duplicateData: discoveryFilter.duplicateData))
-            }
-        }
+        refreshDiscoveryFilter(from: oldFilter, &out)
         updateDiscovery(tree: tree, &out)
         listDevices(force: false, &out)
     }
 
-    /// The scan filter the configuration asks for: a UUID filter only without `devices` and advertisements.
+    /// The scan filter the configuration asks for: a UUID filter only without `devices`, advertisements and a `scan`
+    /// request (which hears every advertiser).
     package var discoveryFilter: DiscoveryFilter {
-        let advertisements = listensToAdvertisements
+        let advertisements = listensToAdvertisements || !scans.isEmpty
         return DiscoveryFilter(
             uuids: config.devices.isEmpty && !advertisements ? config.bluetooth.services.map(\.uuidString) : [],
             duplicateData: advertisements)
+    }
+
+    /// A running scan takes a changed filter (`SetDiscoveryFilter` applies to it; `StartDiscovery` answers
+    /// `InProgress`, which keeps it).
+    package mutating func refreshDiscoveryFilter(from old: DiscoveryFilter, _ out: inout [Action]) {
+        let filter = discoveryFilter
+        guard filter != old else { return }
+        for name in radios.keys.sorted() where radios[name]?.discovery.ours == true && radios[name]?.discovery.starting == false {
+            radios[name]?.discovery.starting = true
+            out.append(.startDiscovery(adapter: name, uuids: filter.uuids, duplicateData: filter.duplicateData))
+        }
     }
 
     /// A session ended: the retained availability of a removed or renamed device is cleared now that nothing

@@ -28,7 +28,9 @@ extension SupervisorCore {
             seconds = Int(whole)
         }
         if scans.isEmpty { out.append(.scanStarted) }
+        let filter = discoveryFilter
         scans.append(PendingScan(until: now.advanced(by: .seconds(seconds)), since: now, response: response))
+        refreshDiscoveryFilter(from: filter, &out)
         out.append(.log(.info, "scan request: listening to every advertiser for \(seconds) s"))
         updateDiscovery(tree: tree, &out)
         return true
@@ -38,9 +40,11 @@ extension SupervisorCore {
     mutating func answerScans(now: Instant, tree: Tree, _ out: inout [Action]) {
         guard scans.contains(where: { $0.until <= now }) else { return }
         for scan in scans where scan.until <= now { out.append(.answerScan(scan.response, since: scan.since)) }
+        let filter = discoveryFilter
         scans.removeAll { $0.until <= now }
         guard scans.isEmpty else { return }
         out.append(.scanFinished)
+        refreshDiscoveryFilter(from: filter, &out)
         updateDiscovery(tree: tree, &out)
     }
 }

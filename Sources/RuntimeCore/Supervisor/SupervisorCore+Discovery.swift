@@ -169,9 +169,8 @@ extension SupervisorCore {
         // A UUID filter hides peripherals that `devices` entries match by name or address.
         // Advertisers (SPEC §7) need every advertisement of every device: no UUID filter, and
         // BlueZ's duplicate filter off (`DuplicateData: true`).
-        let advertisements = listensToAdvertisements
-        let uuids = config.devices.isEmpty && !advertisements ? config.bluetooth.services.map(\.uuidString) : []
-        out.append(.startDiscovery(adapter: name, uuids: uuids, duplicateData: advertisements))
+        let filter = discoveryFilter
+        out.append(.startDiscovery(adapter: name, uuids: filter.uuids, duplicateData: filter.duplicateData))
     }
 
     /// A stored peripheral's first connection attempt returned (or its head start is over, with
