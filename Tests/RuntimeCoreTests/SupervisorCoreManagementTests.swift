@@ -188,3 +188,30 @@ import Testing
         #expect(starts(done) == [[BluetoothUUID("180f")!.uuidString]])
     }
 }
+
+/// SPEC §10 rule 2 for a device added at run time: every bridge learns of it by its retained entry, a little apart.
+@Suite struct SupervisorCoreManagementClusterTests {
+    typealias F = CoreFixture
+
+    @Test("a device added at run time is claimed by nobody for two sightings intervals, then by the best hearer")
+    func claimsWait() throws {
+        var core = try F.scanning("cluster: { enabled: true }\nbridge: { id: beta }")
+        let config = core.config
+        core.decodeAddedDevice = { json throws(ConfigError) in try config.decodeAddedDevice(json) }
+        _ = core.handle(.brokerConnected, now: F.at(0), tree: F.scanningTree)
+        let ad = F.device("C0:FF:EE:00:00:01", name: "x")
+        // Long settled on the broker.
+        _ = core.handle(.tick(lastAdvertisement: nil), now: F.at(60_000), tree: F.scanningTree)
+        let added = core.handle(
+            .request(command: "device/add", payload: Array(#"{"name":"tick3","match":{"address":"C0:FF:EE:00:00:01"}}"#.utf8)),
+            now: F.at(61_000), tree: F.tree(devices: [ad]))
+        func claims(_ actions: [SupervisorCore.Action]) -> Bool {
+            actions.contains { if case .publishRetained(let t, let p) = $0 { t == "ble/tick3/owner" && !p.isEmpty } else { false } }
+        }
+        #expect(!claims(added))
+        #expect(core.cluster?.ownership.claimsHeldUntil["tick3"] == F.at(71_000))
+        let early = core.handle(.tick(lastAdvertisement: nil), now: F.at(66_000), tree: F.tree(devices: [ad]))
+        #expect(!claims(early))
+        #expect(core.nextDeadline.map { $0 <= F.at(71_000) } == true)
+    }
+}

@@ -31,6 +31,9 @@ package struct ClusterCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         case freeSlots([String: Int])
         /// The configuration no longer wants this device (removed or renamed at run time, SPEC §14).
         case unwant(segment: String)
+        /// A device wanted at run time (SPEC §14): nobody is claimed for it until the sightings of the other bridges,
+        /// which learn of it a little later, are in (two sightings intervals).
+        case holdClaims(segment: String)
         /// Time passed (``nextDeadline(after:)`` is due).
         case tick
     }
@@ -136,6 +139,8 @@ package struct ClusterCore<Instant: InstantProtocol>: Sendable where Instant.Dur
             }
         case .freeSlots(let slots):
             sightingsStep(.adapters(freeSlots: slots), now: now, unixTime: unixTime, &out)
+        case .holdClaims(let segment):
+            ownership.holdClaims(segment, until: now.advanced(by: ownership.settings.startupQuiet * 2))
         case .unwant(let segment):
             guard ownership.wanted[segment] != nil else { break }
             sightings.unwant(segment)

@@ -11,6 +11,7 @@ extension SupervisorCore {
         removed: Set<String>, renamed: [String: String] = [:], now: Instant, tree: Tree, _ out: inout [Action]
     ) {
         out.append(.writeAddedDevices(added.jsonEntries))
+        let wantedBefore = Set(cluster?.ownership.wanted.keys ?? [:].keys)
         let old = config
         let oldFilter = discoveryFilter
         config.devices = added.merged(with: fixedDevices, trackers: config.trackers)
@@ -46,6 +47,9 @@ extension SupervisorCore {
             consider(path, now: now, tree: tree, &out)
         }
         clusterWantKnown(&out)
+        for segment in Set(cluster?.ownership.wanted.keys ?? [:].keys).subtracting(wantedBefore).sorted() {
+            clusterStep(.holdClaims(segment: segment), now: now, unixTime: 0, tree: tree, &out)
+        }
         refreshDiscoveryFilter(from: oldFilter, &out)
         updateDiscovery(tree: tree, &out)
         listDevices(force: false, &out)
