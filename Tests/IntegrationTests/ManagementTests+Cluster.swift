@@ -14,7 +14,7 @@ extension ManagementTests {
             })
     }
 
-    @Test("cluster: tick3 added through beta (which hears it worse) is served once: one owner (alpha), one link, each value published once")
+    @Test("cluster: tick3 added through beta (which hears it worse) is served once (one owner, one link, each value published once), owned by alpha, which hears it best")
     func clusterAdd() async throws {
         try await ClusterHarness.with(Self.clusterOptions()) { cluster in
             for node in cluster.nodes {
@@ -33,14 +33,21 @@ extension ManagementTests {
             let stored = try await cluster.retained("ble/config/devices/tick3")
             #expect(Management.isEntry(stored.payload, name: "tick3", address: Cluster.tick3.address), "\(stored)")
 
-            // Owned, connected and publishing, like the devices of bridge.yaml (alpha hears it 30 dB better).
-            let owners = try await cluster.waitForSettled(owners: ClusterTests.bestOwners)
+            // Rule 2: the bridge that hears it best claims it (alpha at -52 dBm, beta at -82), whoever took the request.
+            let claim = try await cluster.waitFor("ble/tick3/owner", after: mark)
+            #expect(
+                claim.object?["bridge"] as? String == "alpha",
+                "rule 2: tick3 is claimed by the bridge whose sightings hear it best (alpha -52 dBm, beta -82 dBm); the first claim: \(claim)")
+            // Owned, connected and publishing, like the devices of bridge.yaml.
+            let owners = try await cluster.waitForSettled()
+            let owner = try #require(owners["tick3"], "\(owners)")
+            #expect(owner == "alpha", "tick3's owner is \(owner), not alpha, which hears it best")
             let claims = cluster.observer.messages("ble/tick3/owner").filter { $0.index >= mark }
             #expect(
-                claims.allSatisfy { $0.object?["bridge"] as? String == "alpha" },
-                "tick3 claimed by a bridge other than alpha: \(claims.map(\.description))")
+                Set(claims.compactMap { $0.object?["bridge"] as? String }) == [owner],
+                "tick3 claimed by more than one bridge: \(claims.map(\.description))")
             let retained = try await cluster.retainedOwners()
-            #expect(retained["ble/tick3/owner"]?.object?["bridge"] as? String == "alpha", "\(retained.values)")
+            #expect(retained["ble/tick3/owner"]?.object?["bridge"] as? String == owner, "\(retained.values)")
 
             // Values once: 3 s of the counter (30 values), none twice, no more than the simulator notifies.
             let valuesMark = cluster.observer.count
@@ -51,11 +58,12 @@ extension ManagementTests {
             #expect(repeated.isEmpty, "tick3's counter values published twice: \(repeated)")
             ClusterTests.expectRate(cluster, Cluster.valueTopic(Cluster.tick3), since: since, atMost: Double(Cluster.rate))
 
-            // One link in the simulators, alpha's; beta never connected it.
+            // One link in the simulators, the owner's: connected once, never tried by the other bridge.
             try await cluster.expectOneLinkEach(owners: owners)
             let stats = try await cluster.stats()
-            #expect(stats["beta"]?.connectAttempts(Cluster.tick3.address) == 0, "beta connected tick3: \(stats.mapValues(\.clusterSummary))")
-            #expect(stats["alpha"]?.connects(Cluster.tick3.address) == 1, "\(stats.mapValues(\.clusterSummary))")
+            let other = owner == "alpha" ? "beta" : "alpha"
+            #expect(stats[owner]?.connects(Cluster.tick3.address) == 1, "\(stats.mapValues(\.clusterSummary))")
+            #expect(stats[other]?.connectAttempts(Cluster.tick3.address) == 0, "\(other) tried tick3 too: \(stats.mapValues(\.clusterSummary))")
         }
     }
 }

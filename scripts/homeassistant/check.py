@@ -1421,22 +1421,30 @@ async def phase_rename_after(args, session) -> None:
         configs = await discovery_configs_of(ha, device)
         config = configs.get(eid, {}).get("payload", {})
         topic = config.get("state_topic") or config.get("stat_t") or ""
-        st = snap.state(eid) or {}
+        return (snap, device, entries, topic) if topic.startswith("ble/larder/") else None
+
+    async def fresh():
+        """The entity's state once a value arrived after HA took the new config (it listens to ble/larder/ only)."""
+        status, st = await ha.rest("GET", f"/api/states/{eid}")
+        if status != 200 or not isinstance(st, dict) or not is_number(st.get("state")):
+            return None
         stamps = [parse_time(st[k]) for k in ("last_reported", "last_updated", "last_changed") if st.get(k)]
-        fresh = is_number(st.get("state")) and stamps and max(stamps) > renamed
-        return (snap, device, entries, topic, st) if topic.startswith("ble/larder/") and fresh else None
+        return st if stamps and max(stamps) > switched else None
 
     t0 = time.monotonic()
     found = await wait_for(moved, 60, 0.5)
+    switched = time.time()
+    st = await wait_for(fresh, 30, 0.5) if found else None
     what = "rename: the entity follows the device to ble/larder/"
-    if not found:
+    if not found or not st:
         snap, device, entries = await pantry_entities(ha)
         configs = await discovery_configs_of(ha, device)
-        fail(what, f"after 60 s: {eid} state {short(snap.state(eid))}, discovery {short(configs.get(eid))}")
+        why = "no new value after the config moved (30 s)" if found else "the config did not move (60 s)"
+        fail(what, f"{why}: {eid} state {short(snap.state(eid))}, discovery {short(configs.get(eid))}")
         await ha.close()
         return
-    snap, device, entries, topic, st = found
-    ok(what, f"{eid} state_topic {topic}, state {st.get('state')} within {time.monotonic() - t0:.1f} s")
+    snap, device, entries, topic = found
+    ok(what, f"{eid} state_topic {topic}, a new state {st.get('state')} within {time.monotonic() - t0:.1f} s")
 
     what = "rename keeps the entities (unique_id, entity id, device)"
     now = {e.get("unique_id"): e["entity_id"] for e in entries}
@@ -1459,20 +1467,23 @@ async def phase_rename_after(args, session) -> None:
     what = "rename keeps the history"
 
     async def split():
-        states = numeric_states(await history(ha, eid, saved["since"]))
-        before = [s for s in states if s[0] < renamed]
-        after = [s for s in states if s[0] > renamed]
+        before, after = await split_history(ha, eid, saved["since"], renamed, switched)
         return (before, after) if len(before) >= 3 and after else None
 
     found = await wait_for(split, 30, 1.0)
-    states = numeric_states(await history(ha, eid, saved["since"]))
-    before = [s for s in states if s[0] < renamed]
-    after = [s for s in states if s[0] > renamed]
+    before, after = found or await split_history(ha, eid, saved["since"], renamed, switched)
     if found:
-        ok(what, f"{eid}: {len(before)} states before the rename, {len(after)} after")
+        ok(what, f"{eid}: {len(before)} states before the rename, {len(after)} since HA took the new topic")
     else:
-        fail(what, f"{eid}: {len(before)} numeric states before the rename (want >= 3), {len(after)} after (want >= 1)")
+        fail(what, f"{eid}: {len(before)} numeric states before the rename (want >= 3), {len(after)} since HA took "
+                   "the new topic (want >= 1)")
     await ha.close()
+
+
+async def split_history(ha: HA, eid: str, since: float, renamed: float, switched: float):
+    """The numeric states recorded before the rename, and those after HA took the new topic."""
+    states = numeric_states(await history(ha, eid, since))
+    return [s for s in states if s[0] < renamed], [s for s in states if s[0] > switched]
 
 
 async def discovery_configs_of(ha: HA, device: dict | None) -> dict[str, dict]:
