@@ -39,6 +39,9 @@ extension SupervisorCore {
     mutating func deviceRequest(
         _ command: String, payload: [UInt8], _ response: inout Response, now: Instant, tree: Tree, _ out: inout [Action]
     ) {
+        guard config.management else {
+            return response.fail(.readOnly, "run-time device management is off (management: false in bridge.yaml)")
+        }
         let request: JSONValue
         do {
             request = try JSONParser.parse(payload)
@@ -47,9 +50,6 @@ extension SupervisorCore {
         }
         guard case .object(var object) = request else {
             return response.fail(.invalidPayload, "expected a JSON object, found \(request.kindName)")
-        }
-        guard config.management else {
-            return response.fail(.readOnly, "run-time device management is off (management: false in bridge.yaml)")
         }
         object.removeAll(key: "transaction")
         switch command {
