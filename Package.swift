@@ -87,7 +87,7 @@ let package = Package(
         // -sanitize=fuzzer,address -DFUZZING for libFuzzer.
         .executableTarget(
             name: "ble-mqtt-bridge-fuzz",
-            dependencies: ["BridgeCore", "ConfigLoader", "DBusKit"]
+            dependencies: ["BridgeBase", "BridgeCore", "ConfigLoader", "DBusKit", "RuntimeCore"]
         ),
         // Decodes advertisements given as text lines (scripts/check-decoders' side of the cross-check).
         .executableTarget(name: "ble-decode", dependencies: ["BridgeCore"]),

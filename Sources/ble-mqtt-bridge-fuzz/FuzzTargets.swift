@@ -40,6 +40,8 @@ enum FuzzTargets {
         "profile": { bytes in ProfileFuzzing.load(bytes) },
         // Profile codecs from fuzzed text and the shipped profiles' over fuzzed payloads: ProfileDecodeFuzzing.
         "profile-decode": { bytes in ProfileDecodeFuzzing.run(bytes) },
+        // A device entry added at run time (SPEC §14): the decoder and the supervisor, AddedDeviceFuzzing.
+        "added-device": { bytes in AddedDeviceFuzzing.run(bytes) },
     ]
 
     static func run(_ name: String, _ bytes: [UInt8]) {
