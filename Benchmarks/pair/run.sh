@@ -11,12 +11,13 @@
 #   OLD_BIN, NEW_BIN  (A and B) release ble-mqtt-bridge binaries (e.g. a clone of the old commit: CLONE/.build/release/ble-mqtt-bridge)
 #   SIM_BIN           release bluez-sim (default: $BENCH_SIM, else this checkout's release build, built if missing)
 #   Environment: SECONDS_PER_ROUND (15), ROUNDS (4), REPO (checkout whose scripts/bench-pair is
-#   used; default this checkout), PATHS ("notify pvvx").
+#   used; default this checkout), PATHS ("notify pvvx"; also "quiet": one sensor per bridge at
+#   10 values/s, "quiet-ads": the same among 1,000 pvvx frames/s that no bridge configures).
 # Output: the machine, the load average before and after, each path's per-round lines and means;
 # also written to $BENCH_LOG (default /tmp/bench-pair-<UTC time>.log).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-[ $# -ge 2 ] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 old=$(realpath "$1") new=$(realpath "$2")
 repo=${REPO:-$(cd "$HERE/../.." && pwd)}
 if [ -z "${3:-${BENCH_SIM:-}}" ]; then
@@ -36,6 +37,8 @@ log=${BENCH_LOG:-/tmp/bench-pair-$(date -u +%Y%m%dT%H%M%SZ).log}
         case $path in
             notify) scenario=$HERE/notify10x100.yaml config=$HERE/notify-bridge.yaml ;;
             pvvx) scenario=$HERE/pvvx.yaml config=$HERE/pvvx-bridge.yaml ;;
+            quiet) scenario=$HERE/quiet.yaml config=$HERE/quiet-bridge.yaml ;;
+            quiet-ads) scenario=$HERE/quiet-ads.yaml config=$HERE/quiet-bridge.yaml ;;
             *) echo "run.sh: unknown path $path" >&2; exit 1 ;;
         esac
         echo "== $path ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
