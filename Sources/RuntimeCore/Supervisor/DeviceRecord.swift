@@ -15,6 +15,9 @@ package struct DeviceRecord: Sendable, Equatable {
     package var services: [String] = []
     /// Links that came up since start (health: `reconnects` is one less).
     package var connects = 0
+    /// The maker and model as the device told them (Device Information, an advertisement family, a profile).
+    package var manufacturer: String?
+    package var model: String?
 
     /// A value with these fields.
     package init(
