@@ -18,6 +18,8 @@ package struct DeviceRecord: Sendable, Equatable {
     /// The maker and model as the device told them (Device Information, an advertisement family, a profile).
     package var manufacturer: String?
     package var model: String?
+    /// The profile the device runs (SPEC §15), by id.
+    package var profile: String?
 
     /// A value with these fields.
     package init(

@@ -39,9 +39,9 @@ extension SupervisorCore {
         let plan = SessionPlan(
             path: path, address: address, addressType: dev.addressType, segment: segment, config: deviceConfig,
             connectNow: connectNow || isStored(address.description), seed: makeSeed(), policy: policy)
-        addRecord(
-            DeviceRecord(path: path, segment: segment, address: address, addressType: dev.addressType, policy: policy),
-            object: dev)
+        var record = DeviceRecord(path: path, segment: segment, address: address, addressType: dev.addressType, policy: policy)
+        record.profile = deviceConfig?.profile?.id
+        addRecord(record, object: dev)
         out.append(.log(.info, "found \(address) (\(name ?? "no name")) → \(topics.baseTopic)/\(segment) [\(policy.name)]"))
         out.append(.startSession(plan))
         listDevices(force: false, &out)

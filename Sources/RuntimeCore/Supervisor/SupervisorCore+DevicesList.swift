@@ -51,6 +51,7 @@ extension SupervisorCore {
         // Known once the device told them (Device Information, its advertisement family, its profile).
         if let manufacturer = record.manufacturer { entry.append("manufacturer", .string(manufacturer)) }
         if let model = record.model { entry.append("model", .string(model)) }
+        if let profile = record.profile { entry.append("profile", .string(profile)) }
         return .object(entry)
     }
 }
