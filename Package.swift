@@ -147,6 +147,7 @@ let package = Package(
             dependencies: [
                 "WebUI", "BridgeCore", "MQTT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),
