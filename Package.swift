@@ -183,6 +183,9 @@ for target in package.targets where bridgeModules.contains(target.name) {
 /// -export-dynamic; nothing looks the bridge's symbols up at run time). The page's server
 /// (`ble-mqtt-bridge-web`) is linked the same way.
 for target in package.targets where target.name == "ble-mqtt-bridge" || target.name == "ble-mqtt-bridge-web" {
+    // NIO brings FoundationEssentials into the web server; linked statically it needs these two as well.
+    let foundationParts: [String] =
+        target.name == "ble-mqtt-bridge-web" ? ["-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims"] : []
     target.linkerSettings = (target.linkerSettings ?? []) + [
         .unsafeFlags(
             [
@@ -190,7 +193,7 @@ for target in package.targets where target.name == "ble-mqtt-bridge" || target.n
                 "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                 "-Xlinker", "--icf=all",
                 "-Xlinker", "--no-export-dynamic",
-            ],
+            ] + foundationParts,
             .when(configuration: .release)
         )
     ]
