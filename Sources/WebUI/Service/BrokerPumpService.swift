@@ -28,7 +28,7 @@ public struct BrokerPumpService: Service {
             group.addTask {
                 for await event in client.events {
                     if case .disconnected(let reason) = event {
-                        logger.warning("broker connection lost: \(reason)")
+                        logger.debug("broker connection ended: \(reason)")
                     }
                 }
             }
