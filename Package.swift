@@ -147,6 +147,7 @@ let package = Package(
             dependencies: [
                 "WebUI", "BridgeCore", "MQTT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),
@@ -179,8 +180,9 @@ for target in package.targets where bridgeModules.contains(target.name) {
 /// libswiftCore.so, libswift_Concurrency.so, libdispatch.so, ... to map), with lld: relative
 /// relocations packed (DT_RELR: needs glibc >= 2.36, Debian 12), identical functions folded, and
 /// no dynamic symbol table for the executable's own symbols (static-stdlib-args.lnk asks for
-/// -export-dynamic; nothing looks the bridge's symbols up at run time).
-for target in package.targets where target.name == "ble-mqtt-bridge" {
+/// -export-dynamic; nothing looks the bridge's symbols up at run time). The page's server
+/// (`ble-mqtt-bridge-web`) is linked the same way.
+for target in package.targets where target.name == "ble-mqtt-bridge" || target.name == "ble-mqtt-bridge-web" {
     target.linkerSettings = (target.linkerSettings ?? []) + [
         .unsafeFlags(
             [

@@ -491,6 +491,24 @@ document.addEventListener('DOMContentLoaded', () => {
         return answer;
       }
 
+      // A profile's named command (SPEC §15): {base}/{device}/command/{name}/set.
+      const commandName = el('input', { type: 'text', 'data-testid': 'command-name', placeholder: 'command', autocomplete: 'off', size: 10 });
+      const commandInput = el('input', { type: 'text', 'data-testid': 'command-input', placeholder: '{} (JSON)', autocomplete: 'off' });
+      const commandButton = el('button', { type: 'button', 'data-testid': 'command-button' }, 'Send');
+      const commandResult = el('span', { class: 'result', 'data-testid': 'command-result' });
+      commandButton.addEventListener('click', async () => {
+        const name = commandName.value.trim();
+        if (!name) return;
+        let payload = {};
+        if (commandInput.value.trim()) {
+          try { payload = JSON.parse(commandInput.value); } catch (e) { commandResult.dataset.status = 'error'; text(commandResult, 'error: not JSON'); return; }
+        }
+        BMB.pending(commandResult);
+        BMB.showAnswer(commandResult, await BMB.post('/api/command', { device: segment, command: name, payload: payload }));
+      });
+      const commands = el('section', { class: 'commands', hidden: true },
+        el('h2', {}, 'Profile command'), el('div', { class: 'row' }, commandName, commandInput, commandButton, commandResult));
+
       main.append(
         el('p', {}, el('a', { href: '#/devices' }, '← Devices')),
         el('h1', { 'data-testid': 'device-title' }, segment),
@@ -500,10 +518,10 @@ document.addEventListener('DOMContentLoaded', () => {
           el('div', { class: 'scroll' }, el('table', { class: 'grid chars' },
             el('thead', {}, el('tr', {}, ['Service', 'Characteristic', 'Value', 'Raw', 'Write / read', 'Result'].map((h) => el('th', { scope: 'col' }, h)))),
             chars)),
-          others,
+          others, commands,
           el('h2', {}, 'Pairing'), pairing, el('div', { class: 'row' }, unpair, reconnect, requestResult),
           runtime));
-      return { segment: segment, info: info, chars: chars, others: others, pairing: pairing, runtime: runtime };
+      return { segment: segment, info: info, chars: chars, others: others, pairing: pairing, runtime: runtime, commands: commands };
     },
     update(state) {
       const segment = state.segment;
@@ -523,6 +541,7 @@ document.addEventListener('DOMContentLoaded', () => {
         + 'Pairing is set in bridge.yaml (pairing: just_works or passkey, with passkey): the bridge pairs when a read '
         + 'or write needs it. Unpair removes the bond; reconnect connects again.');
       state.runtime.hidden = !device.runtime;
+      state.commands.hidden = !entry.profile;
       const prefix = BMB.base + '/' + segment + '/';
       const chars = [], others = [];
       for (const topic of device.topics) {
