@@ -134,13 +134,13 @@ mg_py() { "$PY" -c "$MG_PY" "$@"; }
 
 # mg_request COMMAND PAYLOAD TX [SECONDS]: publish on {base}/bridge/request/COMMAND, print the
 # answer on {base}/bridge/response/COMMAND whose transaction is TX (from the recorder's log).
-# Sets MG_REQ_T0 (the publish time).
+# Callers take $(rx_now) before it when they need the time of the request (it runs in $(...)).
 mg_request() {
-  local cmd=$1 payload=$2 tx=$3 to=${4:-15}
-  MG_REQ_T0=$(rx_now)
+  local cmd=$1 payload=$2 tx=$3 to=${4:-15} t0
+  t0=$(rx_now)
   echo "publish $BASE/bridge/request/$cmd '$payload'" >&2
   mqtt_pub "$BASE/bridge/request/$cmd" "$payload" || fail "mosquitto_pub to $BASE/bridge/request/$cmd failed" || return
-  rx_py result "$MQTT_LOG" "$BASE/bridge/response/$cmd" "$MG_REQ_T0" "$to" "\"$tx\""
+  rx_py result "$MQTT_LOG" "$BASE/bridge/response/$cmd" "$t0" "$to" "\"$tx\""
 }
 
 # mg_retained_gone TOPIC SECONDS: a fresh subscriber gets nothing retained on TOPIC (polled)
@@ -197,9 +197,9 @@ management_add() {
   local r t0 entry
   mg_need || return
   entry="{\"name\":\"vmdev\",\"match\":{\"address\":\"$RB_PERIPH_ADDR\"}}"
+  t0=$(rx_now)
   r=$(mg_request device/add "{\"name\":\"vmdev\",\"match\":{\"address\":\"$RB_PERIPH_ADDR\"},\"transaction\":\"a1\"}" a1) \
     || fail "$r" || return
-  t0=$MG_REQ_T0
   echo "answer: $r"
   json_expect "$r" "v['status'] == 'ok' and v['transaction'] == 'a1' and v['data']['device'] == 'vmdev'" \
     "device/add answer" || return
@@ -214,8 +214,8 @@ management_add() {
 management_rename() {
   local r t0
   mg_need || return
+  t0=$(rx_now)
   r=$(mg_request device/rename '{"device":"vmdev","name":"vmdev2","transaction":"r1"}' r1) || fail "$r" || return
-  t0=$MG_REQ_T0
   echo "answer: $r"
   json_expect "$r" "v['status'] == 'ok' and v['transaction'] == 'r1'" "device/rename answer" || return
   rx_wait_after "$BASE/vmdev2/180d/2a37" "$t0" 3 45 || fail "$(device_state)" || return
@@ -249,10 +249,9 @@ rx_wait_online_seg() {
 }
 
 management_remove() {
-  local r t0 out devs
+  local r out devs
   mg_need || return
   r=$(mg_request device/remove '{"device":"vmdev2","transaction":"d1"}' d1) || fail "$r" || return
-  t0=$MG_REQ_T0
   echo "answer: $r"
   json_expect "$r" "v['status'] == 'ok' and v['transaction'] == 'd1'" "device/remove answer" || return
   out=$("${TOOL[@]}" dbus-wait "$DEV_PATH" org.bluez.Device1 Connected false 15) || case "$out" in
