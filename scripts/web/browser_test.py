@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import random
+import subprocess
 import sys
 import time
 import urllib.request
@@ -260,7 +261,7 @@ def check_not_injected(page, where):
     ok(what)
 
 
-def check_nearby(page, state_dir):
+def check_nearby(page, state_dir, mqtt_port):
     """(c) scan, the hostile name as text, add the thermometer, its values on Devices."""
     what = "(c) Nearby scan"
     page.route("#/nearby", "nearby")
@@ -335,6 +336,36 @@ def check_nearby(page, state_dir):
     except OSError as error:
         fail("(c) devices_file", f"cannot read {devices_file}: {error}")
     page.screenshot("devices-added")
+    check_home_assistant_config(mqtt_port)
+
+
+def check_home_assistant_config(mqtt_port):
+    """The thermometer added from the page reaches Home Assistant: its retained discovery config (the node is its
+    address) names a temperature sensor on the thermometer's topics."""
+    what = "(c) the added thermometer's Home Assistant discovery config"
+    if not mqtt_port:
+        return fail(what, "no --mqtt-port given")
+    topic = "homeassistant/device/ble_" + THERMOMETER.replace(":", "").lower() + "/config"
+    deadline = time.monotonic() + 30
+    payload = ""
+    while time.monotonic() < deadline:
+        run = subprocess.run(
+            ["mosquitto_sub", "-p", str(mqtt_port), "-t", topic, "-C", "1", "-W", "3", "--retained-only"],
+            capture_output=True, text=True)
+        payload = run.stdout.strip()
+        if payload:
+            break
+    if not payload:
+        return fail(what, f"nothing retained on {topic} within 30 s")
+    try:
+        config = json.loads(payload)
+    except json.JSONDecodeError as error:
+        return fail(what, f"{topic} is not JSON ({error}): {payload[:200]}")
+    components = config.get("components", {}).values()
+    temperature = [c for c in components if c.get("device_class") == "temperature"]
+    if not temperature or THERMOMETER_SEGMENT not in temperature[0].get("state_topic", ""):
+        return fail(what, f"no temperature sensor on ble/{THERMOMETER_SEGMENT}/... in {payload[:300]}")
+    ok(f"{what}: {topic} has a temperature sensor on {temperature[0]['state_topic']}")
 
 
 def check_radios_presence(page):
@@ -402,7 +433,7 @@ def main():
             ("(a) Devices", lambda: check_devices(page)),
             ("(b) echo write", lambda: check_echo_write(page, args.sim_dir)),
             ("(d) hostile device", lambda: check_hostile_device(page)),
-            ("(c) Nearby", lambda: check_nearby(page, state_dir)),
+            ("(c) Nearby", lambda: check_nearby(page, state_dir, args.mqtt_port)),
             ("(e) Radios, Presence", lambda: check_radios_presence(page)),
             ("(d) end", lambda: check_not_injected(page, "end")),
             ("(d) console", lambda: check_console(page)),
