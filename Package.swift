@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "ble-mqtt-bridge", targets: ["ble-mqtt-bridge"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
+        .executable(name: "ble-mqtt-bridge-web", targets: ["ble-mqtt-bridge-web"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "MQTT", targets: ["MQTT"]),
@@ -19,6 +20,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // The page's HTTP server (SPEC §14), for WebUI and ble-mqtt-bridge-web only. No default traits: no
+        // swift-configuration, no full Foundation.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0", traits: []),
     ],
     targets: [
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
@@ -99,6 +104,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The bridge's page (SPEC §14): an HTTP server that talks only MQTT to the broker. Its assets are
+        // embedded as Swift (Generated/WebAssets.swift, written by scripts/web-assets from Assets-src/).
+        .target(
+            name: "WebUI",
+            dependencies: [
+                "MQTT", "BridgeCore", "BridgeBase",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Assets-src"]
+        ),
+        .executableTarget(
+            name: "ble-mqtt-bridge-web",
+            dependencies: [
+                "WebUI", "BridgeCore", "ConfigLoader",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         // A private dbus-daemon for the tests that need a bus (Foundation is fine here: tests only).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "BridgeBase", "TestSupport"]),
@@ -113,6 +140,14 @@ let package = Package(
             dependencies: [
                 "Bridge", "RuntimeCore", "BridgeBase", "BridgeCore", "ConfigLoader", "BlueZ", "DBusKit", "MQTT",
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "WebUITests",
+            dependencies: [
+                "WebUI", "BridgeCore", "MQTT",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),
@@ -145,8 +180,12 @@ for target in package.targets where bridgeModules.contains(target.name) {
 /// libswiftCore.so, libswift_Concurrency.so, libdispatch.so, ... to map), with lld: relative
 /// relocations packed (DT_RELR: needs glibc >= 2.36, Debian 12), identical functions folded, and
 /// no dynamic symbol table for the executable's own symbols (static-stdlib-args.lnk asks for
-/// -export-dynamic; nothing looks the bridge's symbols up at run time).
-for target in package.targets where target.name == "ble-mqtt-bridge" {
+/// -export-dynamic; nothing looks the bridge's symbols up at run time). The page's server
+/// (`ble-mqtt-bridge-web`) is linked the same way.
+for target in package.targets where target.name == "ble-mqtt-bridge" || target.name == "ble-mqtt-bridge-web" {
+    // NIO brings FoundationEssentials into the web server; linked statically it needs these two as well.
+    let foundationParts: [String] =
+        target.name == "ble-mqtt-bridge-web" ? ["-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims"] : []
     target.linkerSettings = (target.linkerSettings ?? []) + [
         .unsafeFlags(
             [
@@ -154,7 +193,7 @@ for target in package.targets where target.name == "ble-mqtt-bridge" {
                 "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                 "-Xlinker", "--icf=all",
                 "-Xlinker", "--no-export-dynamic",
-            ],
+            ] + foundationParts,
             .when(configuration: .release)
         )
     ]

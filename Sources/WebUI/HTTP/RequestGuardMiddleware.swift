@@ -1,0 +1,51 @@
+import Hummingbird
+
+/// Refuses cross-site and mistyped writes (SPEC §14): a POST must be `application/json` (the login form:
+/// `application/x-www-form-urlencoded`), and an `Origin` header, when present, must name this server's host.
+/// A form on another site can then neither post JSON nor pass the origin check.
+public struct RequestGuardMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Creates the middleware.
+    public init() {}
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard request.method == .post else { return try await next(request, context) }
+        if let origin = request.headers[.origin], !Self.originMatches(origin, host: Self.host(of: request)) {
+            throw HTTPError(.forbidden, message: "the Origin does not match this server")
+        }
+        let expected = request.uri.path == "/login" ? "application/x-www-form-urlencoded" : "application/json"
+        guard let type = request.headers[.contentType], Self.mediaType(type) == expected else {
+            throw HTTPError(.unsupportedMediaType, message: "expected Content-Type: \(expected)")
+        }
+        return try await next(request, context)
+    }
+
+    /// The request's `Host` (HTTP/1.1) or `:authority`.
+    static func host(of request: Request) -> String? {
+        request.head.authority
+    }
+
+    /// Whether `origin` is `http://host` or `https://host` (case-insensitive).
+    public static func originMatches(_ origin: String, host: String?) -> Bool {
+        guard let host, !host.isEmpty else { return false }
+        let lowered = origin.lowercased()
+        let wanted = host.lowercased()
+        return lowered == "http://" + wanted || lowered == "https://" + wanted
+    }
+
+    /// `application/json` of `Application/JSON; charset=utf-8`.
+    static func mediaType(_ value: String) -> String {
+        let base = value.split(separator: ";", maxSplits: 1).first ?? ""
+        return base.trimmingSpaces().lowercased()
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var text = self
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return text
+    }
+}
