@@ -76,8 +76,10 @@ import WebUI
                 #expect($0.status == .unauthorized)
                 #expect(String(buffer: $0.body).contains("login-error"))
             }
+            var nullOrigin = form
+            nullOrigin[.origin] = "null"
             let cookie = try await client.execute(
-                uri: "/login", method: .post, headers: form, body: ByteBuffer(string: "token=s3cret")
+                uri: "/login", method: .post, headers: nullOrigin, body: ByteBuffer(string: "token=s3cret")
             ) { response in
                 #expect(response.status == .seeOther)
                 return response.headers[.setCookie] ?? ""
@@ -107,6 +109,11 @@ import WebUI
             try await client.execute(
                 uri: "/api/request", method: .post,
                 headers: [.contentType: "application/json", .origin: "http://evil.example"], body: body
+            ) {
+                #expect($0.status == .forbidden)
+            }
+            try await client.execute(
+                uri: "/api/request", method: .post, headers: [.contentType: "application/json", .origin: "null"], body: body
             ) {
                 #expect($0.status == .forbidden)
             }
