@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "Bridge",
             dependencies: [
-                "RuntimeCore", "BridgeCore", "BlueZ", "MQTT", "BridgeBase",
+                "RuntimeCore", "BridgeCore", "BlueZ", "MQTT", "BridgeBase", "ConfigLoader",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

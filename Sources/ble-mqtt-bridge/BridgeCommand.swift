@@ -46,6 +46,7 @@ enum BridgeCommand {
                 case ["run"]: try await Run(command).run()
                 case ["check-config"]: try CheckConfig(command).run()
                 case ["scan"]: try await Scan(command).run()
+                case ["web"]: try WebPage(command).run()
                 default: preconditionFailure("no action for \(command.commandPath)")
                 }
                 return 0

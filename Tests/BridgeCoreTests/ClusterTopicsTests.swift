@@ -27,7 +27,10 @@ import Testing
         #expect(mapper.bridgeRequestFilter == "home/ble/bridge/request/+")
         #expect(mapper.bridgeRequest("forget") == "home/ble/bridge/request/forget")
         #expect(mapper.bridgeResponse("forget") == "home/ble/bridge/response/forget")
-        #expect(mapper.commandFilters == ["home/ble/+/+/+/set", "home/ble/+/+/+/get", "home/ble/bridge/request/+"])
+        #expect(mapper.commandFilters == [
+            "home/ble/+/+/+/set", "home/ble/+/+/+/get", "home/ble/bridge/request/+", "home/ble/bridge/request/device/+",
+            "home/ble/config/devices/+",
+        ])
         #expect(mapper.parse("home/ble/bridge/request/forget") == .bridgeRequest(command: "forget"))
         #expect(mapper.parse("home/ble/bridges/kitchen/request/forget") == nil)
         // The same as a mapper made without any cluster id.
@@ -46,6 +49,7 @@ import Testing
         #expect(
             mapper.commandFilters == [
                 "home/ble/+/+/+/set", "home/ble/+/+/+/get", "home/ble/bridges/kitchen/request/+",
+                "home/ble/bridges/kitchen/request/device/+", "home/ble/config/devices/+",
             ])
         // Device topics do not change.
         #expect(mapper.availability(device: "chest_strap") == "home/ble/chest_strap/availability")
@@ -89,7 +93,7 @@ import Testing
         #expect(mapper.parse("home/ble/bridges/s/c/set") == nil)
         #expect(mapper.parse("home/ble/bridges/s/c/get") == nil)
         #expect(mapper.parse("home/ble/bridge/s/c/set") == nil)
-        #expect(TopicMapper.reservedSegments == ["bridge", "bridges"])
+        #expect(TopicMapper.reservedSegments == ["bridge", "bridges", "config"])
     }
 
     @Test func parsesClusterTopics() throws {

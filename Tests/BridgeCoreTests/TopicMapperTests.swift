@@ -32,7 +32,10 @@ import Testing
         #expect(mapper.bridgeDevices == "home/ble/bridge/devices")
         #expect(mapper.bridgeRequest("health_check") == "home/ble/bridge/request/health_check")
         #expect(mapper.bridgeResponse("health_check") == "home/ble/bridge/response/health_check")
-        #expect(mapper.commandFilters == ["home/ble/+/+/+/set", "home/ble/+/+/+/get", "home/ble/bridge/request/+"])
+        #expect(mapper.commandFilters == [
+            "home/ble/+/+/+/set", "home/ble/+/+/+/get", "home/ble/bridge/request/+", "home/ble/bridge/request/device/+",
+            "home/ble/config/devices/+",
+        ])
         #expect(mapper.discoveryConfig(component: "sensor", nodeID: "n", objectID: "o") == "homeassistant/sensor/n/o/config")
     }
 

@@ -108,7 +108,9 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await f.service.run() }
                 #expect(await f.opener.attempts.receive() == 1)
-                #expect(f.broker.subscriptions == ["ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+"])
+                #expect(f.broker.subscriptions == [
+                    "ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+", "ble/bridge/request/device/+", "ble/config/devices/+",
+                ])
                 #expect(f.broker.texts(f.topics.bridgeState).isEmpty)
                 f.broker.connect()
                 try await f.broker.awaitPublish(on: f.topics.bridgeState, where: { $0 == "online" })
@@ -136,7 +138,8 @@ import Testing
                 group.addTask { try await f.service.run() }
                 #expect(await f.opener.attempts.receive() == 1)
                 #expect(f.broker.subscriptions == [
-                    "ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+", "homeassistant/status",
+                    "ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+", "ble/bridge/request/device/+", "ble/config/devices/+",
+                    "homeassistant/status",
                     "homeassistant/sensor/+/+/config",
                 ])
                 // Connected while the bus is away: the service says `online` itself.

@@ -162,10 +162,11 @@ import Testing
     func filters() throws {
         let plain = try Fixture()
         #expect(CommandIntake.filters(topics: plain.topics, homeAssistantDiscovery: false)
-            == ["ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+"])
+            == ["ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+", "ble/bridge/request/device/+", "ble/config/devices/+"])
         let ha = try Fixture("homeassistant: { discovery: true }")
         #expect(CommandIntake.filters(topics: ha.topics, homeAssistantDiscovery: true)
-            == ["ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+", "homeassistant/status",
+            == ["ble/+/+/+/set", "ble/+/+/+/get", "ble/bridge/request/+", "ble/bridge/request/device/+", "ble/config/devices/+",
+                "homeassistant/status",
                 "homeassistant/sensor/+/+/config"])
     }
 

@@ -49,7 +49,7 @@ import Testing
             "bridge.yaml:3:1: unknown key 'bluetoth' at the top level (did you mean 'bluetooth'?)", code: .unknownKey)
         expectError(
             Self.head + "zzz: 1\n",
-            "bridge.yaml:3:1: unknown key 'zzz' at the top level (known keys: mqtt, bluetooth, state_file, homeassistant, commands, reconnect, health, log_level, devices, bridge, cluster, trackers, profiles_dir)",
+            "bridge.yaml:3:1: unknown key 'zzz' at the top level (known keys: mqtt, bluetooth, state_file, homeassistant, commands, reconnect, health, log_level, devices, bridge, cluster, trackers, profiles_dir, management, devices_file, web)",
             code: .unknownKey)
     }
 

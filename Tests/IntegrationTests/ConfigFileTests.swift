@@ -87,6 +87,7 @@ struct ConfigFileTests {
         var environment = ProcessInfo.processInfo.environment
         environment["MQTT_PASSWORD"] = "secret"
         environment["BOT_PASSWORD"] = "1234"
+        environment["WEB_TOKEN"] = "a-long-random-token"
         let result = try await ChildProcess.run(
             Paths.bridge, ["check-config", "--config", path], environment: environment, directory: directory)
         #expect(result.termination == .exited(0), "\(result.termination): \(result.output)\n\(lines.joined(separator: "\n"))")

@@ -43,7 +43,7 @@ import Testing
             Self.request(&core, "restart", #"{"transaction":7}"#).decisions == [
                 .respond(Response(
                     command: "restart",
-                    error: "unknown request 'restart' (known: health_check, devices, forget, reconnect, unpair)", transaction: .integer(7))),
+                    error: "unknown request 'restart' (known: health_check, devices, forget, reconnect, unpair, scan, device/add, device/remove, device/rename)", transaction: .integer(7))),
             ])
         for payload in ["", "{}", #"{"device": 3}"#, "not json"] {
             #expect(

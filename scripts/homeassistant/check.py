@@ -13,6 +13,9 @@ Runs with the Python of Home Assistant's venv (stdlib + aiohttp + PyYAML), one p
   profiles        the devices with a profile (SPEC §15): a SwitchBot Bot's press button and an
                   AM43 blind's cover, called through HA's REST API (bluez-sim's writes.log must
                   show the frames, the bridge's .../result status ok), the blind's battery and position
+  rename-before   SPEC §14: the device added at run time (device/add "pantry") has its entity, values, history
+  rename-after    after device/rename pantry -> larder: the same entity (unique_id, entity id, device), its
+                  discovery config on ble/larder/..., new values, and the history from before the rename
   log FILE...     no WARNING/ERROR line about mqtt in HA's output
 
 Prints "check-homeassistant: <what>: OK" or "check-homeassistant: <what>: FAIL: <why>" per check;
@@ -864,22 +867,7 @@ async def discovery_configs(ha: HA, snap: Snapshot) -> dict[str, dict]:
     entities (mqtt/device/debug_info)."""
     out = {}
     for address in STATEFUL_PERIPHERALS:
-        dev = snap.peripheral(address)
-        if dev is None:
-            continue
-        try:
-            info = await ha.call("mqtt/device/debug_info", device_id=dev["id"])
-        except RuntimeError:
-            continue
-        for ent in info.get("entities", []):
-            data = ent.get("discovery_data") or {}
-            payload = data.get("payload")
-            if isinstance(payload, str):
-                try:
-                    payload = json.loads(payload)
-                except ValueError:
-                    payload = {}
-            out[ent["entity_id"]] = {"topic": data.get("topic"), "payload": payload or {}}
+        out.update(await discovery_configs_of(ha, snap.peripheral(address)))
     return out
 
 
@@ -1333,6 +1321,192 @@ async def phase_profiles(args, session) -> None:
     await ha.close()
 
 
+# SPEC §14: scripts/homeassistant/pantry.yaml's thermometer, added at run time as "pantry" and renamed
+# to "larder" by scripts/check-homeassistant (device/add, device/rename on ble/bridge/request/...).
+PANTRY = "D0:5A:00:00:AA:01"
+
+
+def load_state(args) -> dict:
+    return json.load(open(args.state)) if os.path.exists(args.state) else {}
+
+
+def save_state(args, state: dict) -> None:
+    Path(args.state).write_text(json.dumps(state))
+
+
+def parse_time(text: str) -> float:
+    from datetime import datetime
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+async def history(ha: HA, entity_id: str, since: float) -> list[dict]:
+    """The recorded states of `entity_id` since Unix time `since` (HA's history REST API), oldest first."""
+    from datetime import datetime, timezone
+    start = datetime.fromtimestamp(since, timezone.utc).isoformat()
+    status, body = await ha.rest(
+        "GET", f"/api/history/period/{start}",
+        params={"filter_entity_id": entity_id, "minimal_response": "", "no_attributes": "",
+                "significant_changes_only": "0"})
+    if status != 200 or not isinstance(body, list):
+        raise RuntimeError(f"GET /api/history/period for {entity_id}: {status} {short(body)}")
+    return body[0] if body else []
+
+
+def numeric_states(states: list[dict]) -> list[tuple[float, float]]:
+    """(time of the state, value) of the numeric states."""
+    out = []
+    for st in states:
+        if is_number(st.get("state")) and st.get("last_changed"):
+            out.append((parse_time(st["last_changed"]), float(st["state"])))
+    return out
+
+
+async def pantry_entities(ha: HA) -> tuple[Snapshot, dict | None, list]:
+    snap = await ha.snapshot()
+    device = snap.peripheral(PANTRY)
+    return snap, device, snap.entities_of(device)
+
+
+async def phase_rename_before(args, session) -> None:
+    """The device added at run time as "pantry": its temperature entity has values, and HA records them."""
+    ha = await connect(args, session)
+    t0 = time.monotonic()
+    while True:
+        snap, device, entries = await pantry_entities(ha)
+        temp = entity_matching(entries, snap, "sensor", device_class="temperature")
+        st = snap.state(temp["entity_id"]) if temp else None
+        if (st and is_number(st["state"])) or time.monotonic() - t0 > 60:
+            break
+        await asyncio.sleep(0.5)
+    what = "run-time device pantry (device/add) in Home Assistant"
+    if temp is None or not st or not is_number(st["state"]):
+        fail(what, f"after 60 s: device {short(device)}, entities {[describe(e, snap) for e in entries]}")
+        await ha.close()
+        return
+    ok(what, f"{describe(temp, snap)} within {time.monotonic() - t0:.1f} s")
+    # At least three values recorded before the rename.
+    since = time.time() - 600
+    states = await wait_for(lambda: recorded(ha, temp["entity_id"], since, 3), 30, 1.0)
+    what = "pantry's temperature history recorded"
+    if not states:
+        fail(what, f"fewer than 3 numeric states in {temp['entity_id']}'s history after 30 s: "
+                   f"{short(await history(ha, temp['entity_id'], since))}")
+    else:
+        ok(what, f"{len(states)} states of {temp['entity_id']}")
+    state = load_state(args)
+    state["pantry"] = {"entity_id": temp["entity_id"], "unique_id": temp.get("unique_id"), "device_id": device["id"],
+                       "entities": {e.get("unique_id"): e["entity_id"] for e in entries},
+                       "since": since, "renamed_after": time.time()}
+    save_state(args, state)
+    await ha.close()
+
+
+async def recorded(ha: HA, entity_id: str, since: float, count: int):
+    states = numeric_states(await history(ha, entity_id, since))
+    return states if len(states) >= count else None
+
+
+async def phase_rename_after(args, session) -> None:
+    """After device/rename pantry -> larder: the same entities (unique_ids, entity ids, device), the discovery
+    config now on ble/larder/..., new values, and the history from before the rename still there."""
+    saved = load_state(args).get("pantry")
+    if not saved:
+        fail("rename keeps the entity", "no pantry entity was recorded before the rename")
+        return
+    ha = await connect(args, session)
+    eid, uid, renamed = saved["entity_id"], saved["unique_id"], saved["renamed_after"]
+
+    async def moved():
+        snap, device, entries = await pantry_entities(ha)
+        configs = await discovery_configs_of(ha, device)
+        config = configs.get(eid, {}).get("payload", {})
+        topic = config.get("state_topic") or config.get("stat_t") or ""
+        return (snap, device, entries, topic) if topic.startswith("ble/larder/") else None
+
+    async def fresh():
+        """The entity's state once a value arrived after HA took the new config (it listens to ble/larder/ only)."""
+        status, st = await ha.rest("GET", f"/api/states/{eid}")
+        if status != 200 or not isinstance(st, dict) or not is_number(st.get("state")):
+            return None
+        stamps = [parse_time(st[k]) for k in ("last_reported", "last_updated", "last_changed") if st.get(k)]
+        return st if stamps and max(stamps) > switched else None
+
+    t0 = time.monotonic()
+    found = await wait_for(moved, 60, 0.5)
+    switched = time.time()
+    st = await wait_for(fresh, 30, 0.5) if found else None
+    what = "rename: the entity follows the device to ble/larder/"
+    if not found or not st:
+        snap, device, entries = await pantry_entities(ha)
+        configs = await discovery_configs_of(ha, device)
+        why = "no new value after the config moved (30 s)" if found else "the config did not move (60 s)"
+        fail(what, f"{why}: {eid} state {short(snap.state(eid))}, discovery {short(configs.get(eid))}")
+        await ha.close()
+        return
+    snap, device, entries, topic = found
+    ok(what, f"{eid} state_topic {topic}, a new state {st.get('state')} within {time.monotonic() - t0:.1f} s")
+
+    what = "rename keeps the entities (unique_id, entity id, device)"
+    now = {e.get("unique_id"): e["entity_id"] for e in entries}
+    matching = [e for e in snap.entities if e.get("unique_id") == uid]
+    problems = []
+    if len(matching) != 1 or matching[0]["entity_id"] != eid:
+        problems.append(f"unique_id {uid}: {[e['entity_id'] for e in matching]}, expected [{eid}]")
+    if device is None or device["id"] != saved["device_id"]:
+        problems.append(f"another device: {short(device)}")
+    if now != saved["entities"]:
+        problems.append(f"the device's entities were {saved['entities']}, now {now}")
+    larder = [e["entity_id"] for e in snap.entities if "larder" in e["entity_id"]]
+    if larder:
+        problems.append(f"new entities named after the new segment: {larder}")
+    if problems:
+        fail(what, "; ".join(problems))
+    else:
+        ok(what, f"{len(now)} entities, {eid} [{uid}]")
+
+    what = "rename keeps the history"
+
+    async def split():
+        before, after = await split_history(ha, eid, saved["since"], renamed, switched)
+        return (before, after) if len(before) >= 3 and after else None
+
+    found = await wait_for(split, 30, 1.0)
+    before, after = found or await split_history(ha, eid, saved["since"], renamed, switched)
+    if found:
+        ok(what, f"{eid}: {len(before)} states before the rename, {len(after)} since HA took the new topic")
+    else:
+        fail(what, f"{eid}: {len(before)} numeric states before the rename (want >= 3), {len(after)} since HA took "
+                   "the new topic (want >= 1)")
+    await ha.close()
+
+
+async def split_history(ha: HA, eid: str, since: float, renamed: float, switched: float):
+    """The numeric states recorded before the rename, and those after HA took the new topic."""
+    states = numeric_states(await history(ha, eid, since))
+    return [s for s in states if s[0] < renamed], [s for s in states if s[0] > switched]
+
+
+async def discovery_configs_of(ha: HA, device: dict | None) -> dict[str, dict]:
+    """entity_id -> {"topic", "payload"} of one device's entities (mqtt/device/debug_info)."""
+    out = {}
+    if device is None:
+        return out
+    try:
+        info = await ha.call("mqtt/device/debug_info", device_id=device["id"])
+    except RuntimeError:
+        return out
+    for ent in info.get("entities", []):
+        data = ent.get("discovery_data") or {}
+        payload = data.get("payload")
+        if isinstance(payload, str):
+            try:
+                payload = json.loads(payload)
+            except ValueError:
+                payload = {}
+        out[ent["entity_id"]] = {"topic": data.get("topic"), "payload": payload or {}}
+    return out
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("phase")
@@ -1350,6 +1524,7 @@ async def main() -> int:
               "bridge-started": phase_bridge_started, "ha-restarted": phase_ha_restarted,
               "legacy-before": phase_legacy_before, "legacy-after": phase_legacy_after,
               "families": phase_families, "profiles": phase_profiles,
+              "rename-before": phase_rename_before, "rename-after": phase_rename_after,
               "tracker-home": lambda a, s: phase_tracker(a, s, "home"),
               "tracker-away": lambda a, s: phase_tracker(a, s, "not_home")}
     async with aiohttp.ClientSession() as session:

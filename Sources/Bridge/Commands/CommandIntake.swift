@@ -59,6 +59,8 @@ struct CommandIntake: Sendable {
         switch parsed {
         case .bridgeRequest(let command):
             supervisor.send(.request(command: command, message: message))
+        case .configDevice(let segment):
+            supervisor.send(.configDevice(segment, payload: message.payload))
         case .characteristic(let device, let service, let characteristic, let op):
             let pending = PendingCommand(
                 payload: message.payload, replyTo: CommandResponder.replyAddress(of: message), device: device,

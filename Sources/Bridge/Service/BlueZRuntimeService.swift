@@ -96,3 +96,9 @@ private final class SupervisorSlot: Sendable {
     var mailbox: Mailbox<SupervisorInput>? { state.withLock { $0 } }
     func set(_ mailbox: Mailbox<SupervisorInput>) { state.withLock { $0 = mailbox } }
 }
+
+extension BlueZRuntimeService: CustomStringConvertible {
+    /// What the service lifecycle logs of this service (`sl-services=` at debug): never its configuration (the broker
+    /// password, bindkeys, passkeys and IRKs are in there).
+    var description: String { "BlueZRuntimeService(\(config.mqtt.url.host):\(config.mqtt.url.port))" }
+}

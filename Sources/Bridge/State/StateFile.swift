@@ -45,20 +45,11 @@ struct StateFile: Sendable {
     /// Writes atomically; logs and returns false on failure.
     @discardableResult
     func save(_ known: KnownPeripherals) -> Bool {
-        let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        if !dir.isEmpty { makeDirectories(dir) }
+        AtomicFile.makeParentDirectories(of: path)
         if let failure = AtomicFile.write(known.encode(), to: path) {
             logger.error("cannot write state file \(failure)")
             return false
         }
         return true
-    }
-
-    private func makeDirectories(_ dir: String) {
-        var current = dir.hasPrefix("/") ? "" : "."
-        for part in dir.split(separator: "/") {
-            current += "/" + part
-            mkdir(current, 0o755)
-        }
     }
 }

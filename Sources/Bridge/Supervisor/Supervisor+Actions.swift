@@ -111,7 +111,19 @@ extension Supervisor {
         case .sendDevices(let payload):
             ctx.broker.publish(topic: ctx.topics.bridgeDevices, payload: payload, qos: 1, retain: true)
         case .respond(let response):
-            respond(response, to: nil)
+            respond(response)
+        case .devicesChanged(let devices):
+            ctx.config.devices = devices
+            ctx.topics = TopicMapper(config: ctx.config)
+        case .writeAddedDevices(let entries):
+            ctx.config.devicesFilePath.map { DevicesFile(path: $0, logger: logger) }?.save(entries)
+        case .scanStarted:
+            scanCollector.begin()
+        case .answerScan(var response, let since):
+            response.body = .scan(scanList(since: since))
+            respond(response)
+        case .scanFinished:
+            scanCollector.end()
         case .flushHeldValues:
             let (sent, dropped) = ctx.router.flushHeld()
             if sent > 0 || dropped > 0 {

@@ -1,4 +1,5 @@
 import BlueZ
+import ConfigLoader
 import BridgeCore
 import RuntimeCore
 import Logging
@@ -13,7 +14,8 @@ import MQTT
 /// its session and learns what the session did from its reports. Values do not pass through
 /// here (``ValueRouter`` publishes them from the I/O thread).
 final class Supervisor {
-    let ctx: RuntimeContext
+    /// The context; its configuration's devices follow the run-time entries (SPEC §14).
+    var ctx: RuntimeContext
     let mailbox: Mailbox<SupervisorInput>
     var logger: Logger { ctx.logger }
     var config: BridgeConfig { ctx.config }
@@ -25,6 +27,8 @@ final class Supervisor {
     /// The inboxes of the running sessions, by device object path.
     var sessions: [String: Mailbox<SessionInput>] = [:]
     var known = KnownPeripheralBook()
+    /// The advertisers a `scan` request hears (SPEC §14).
+    let scanCollector: ScanCollector
     var homeAssistant: HomeAssistantPublisher
     /// The core finished the shutdown.
     var done = false
@@ -33,7 +37,9 @@ final class Supervisor {
         ctx = context
         self.mailbox = mailbox
         core = SupervisorCore(config: context.config, now: context.clock.now)
+        scanCollector = ScanCollector(clock: context.clock)
         core.families = context.advertisements.families
+        core.decodeAddedDevice = { [config = context.config] json throws(ConfigError) in try config.decodeAddedDevice(json) }
         homeAssistant = HomeAssistantPublisher(
             broker: context.broker, topics: context.topics, logger: context.logger,
             bridge: HomeAssistantDiscovery.Bridge(config: context.config, version: BridgeCommandLine.version),
@@ -42,6 +48,25 @@ final class Supervisor {
         if context.config.cluster.enabled {
             // Until the cluster says this bridge publishes a tracker, another does (its config names that bridge).
             homeAssistant.trackersServedElsewhere = Set(context.config.trackers.map(\.name))
+        }
+    }
+
+    /// Serves the devices of `devices_file` (SPEC §14) from the start, as if bridge.yaml had them (the broker's
+    /// retained entries, once connected, are the truth).
+    func loadAddedDevices() {
+        guard let path = ctx.config.devicesFilePath else { return }
+        let entries = DevicesFile(path: path, logger: logger).load()
+        guard !entries.isEmpty else { return }
+        var actions: [SupervisorCore.Action] = []
+        core.loadAdded(entries, &actions)
+        for action in actions {
+            switch action {
+            case .log(let level, let message): logger.log(level: level, "\(message)")
+            case .devicesChanged(let devices):
+                ctx.config.devices = devices
+                ctx.topics = TopicMapper(config: ctx.config)
+            default: break
+            }
         }
     }
 
@@ -56,18 +81,19 @@ final class Supervisor {
     /// Runs until ``SupervisorInput/stop``; then stops every session within a bounded time.
     func run() async {
         central.setValueHandler { [router = ctx.router] path, value in router.handle(path: path, value: value) }
-        if core.listensToAdvertisements {
-            // The core decides which other reports reach this loop (``SupervisorCore/AdvertisementFilter``).
-            let filter = core.advertisementFilter
-            central.setAdvertisementHandler { [router = ctx.advertisements, presence = ctx.presence] ad in
-                presence?.handle(ad)
-                if router.handle(ad) { return true }
-                guard !filter.forwards(dataChanged: ad.dataChanged) else { return false }
-                router.noteScanAlive()
-                return true
-            }
+        // Always: a device added at run time may be an advertisement device (SPEC §14), and `scan` notes every
+        // advertiser. The core decides which other reports reach this loop (``SupervisorCore/AdvertisementFilter``).
+        let filter = core.advertisementFilter
+        central.setAdvertisementHandler { [router = ctx.advertisements, presence = ctx.presence, scan = scanCollector] ad in
+            scan.note(ad)
+            presence?.handle(ad)
+            if router.handle(ad) { return true }
+            guard !filter.forwards(dataChanged: ad.dataChanged) else { return false }
+            router.noteScanAlive()
+            return true
         }
         known.load()
+        loadAddedDevices()
         await withDiscardingTaskGroup { group in
             let central = self.central, mailbox = self.mailbox
             group.addTask {
@@ -125,6 +151,8 @@ final class Supervisor {
             feed(.legacyDiscovery(topic: topic), .noDevices, &group)
         case .request(let command, let message):
             handleRequest(command, message, &group)
+        case .configDevice(let segment, let payload):
+            feed(.configDevice(segment: segment, payload: payload), .adapters, &group)
         case .session(let path, let report):
             switch report {
             // Reports that change `bridge/devices` read the device's object (its Connected, RSSI, UUIDs, bond).

@@ -19,6 +19,8 @@ enum SupervisorInput: Sendable {
     case legacyDiscovery(topic: String)
     /// `{base}/bridge/request/{command}`.
     case request(command: String, message: MQTTMessage)
+    /// `{base}/config/devices/{segment}`: a device added at run time (SPEC §14).
+    case configDevice(String, payload: [UInt8])
     /// A session's report.
     case session(path: String, SessionReport)
     /// A session's loop ended.

@@ -21,4 +21,15 @@ enum AtomicFile {
         }
         return nil
     }
+
+    /// Creates the directories above `path` that are missing (mode 0755).
+    static func makeParentDirectories(of path: String) {
+        let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        guard !dir.isEmpty else { return }
+        var current = dir.hasPrefix("/") ? "" : "."
+        for part in dir.split(separator: "/") {
+            current += "/" + part
+            mkdir(current, 0o755)
+        }
+    }
 }

@@ -6,7 +6,8 @@ extension OwnershipCore {
         var actions: [ClusterAction] = []
         for device in wanted.keys.sorted() {
             noteHearing(device, now: now)
-            actions += reconcile(device, now: now, quiet: quiet)
+            if let until = claimsHeldUntil[device], until <= now { claimsHeldUntil[device] = nil }
+            actions += reconcile(device, now: now, quiet: quiet || claimsHeldUntil[device] != nil)
         }
         // A claim takes one of this bridge's slots: tell the others at once, not in up to 5 s.
         if actions.contains(where: { if case .publishOwner(_, let bridge, _) = $0 { bridge == bridgeID } else { false } }) {

@@ -88,6 +88,9 @@ public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Du
     public internal(set) var linked: Set<String> = []
     /// When this bridge last heard each device (in its own sightings or over a link).
     public internal(set) var lastHeard: [String: Instant] = [:]
+    /// Devices wanted at run time (SPEC §14) that nobody claims before this time: the other bridges learn of them by
+    /// the same retained entry, a little later, and their sightings must be in before an owner is chosen.
+    public internal(set) var claimsHeldUntil: [String: Instant] = [:]
     /// Since when the broker connection has been up; `nil` while it is down.
     public internal(set) var brokerUpSince: Instant?
     var challengers: [String: SwitchTimer<String, Instant>] = [:]
@@ -107,6 +110,25 @@ public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Du
     /// device keeps its service.
     public mutating func want(_ device: String, _ service: ClusterService) {
         if wanted[device] == nil { wanted[device] = service }
+    }
+
+    /// Stops wanting a device (removed or renamed at run time, SPEC §14): forgets what this bridge did with it.
+    /// Returns whether its owner topic names this bridge (the caller empties it: no bridge wants it any more).
+    public mutating func unwant(_ device: String) -> Bool {
+        wanted[device] = nil
+        claimsHeldUntil[device] = nil
+        phases[device] = nil
+        linked.remove(device)
+        lastHeard[device] = nil
+        challengers[device] = nil
+        challengerPayloads[device] = nil
+        return owners[device]?.payload.bridge == bridgeID
+    }
+
+    /// Claims nothing for a device until `until` (a device added at run time: every bridge learns of it by its retained
+    /// entry, and their sightings of it come up to a sightings interval later).
+    public mutating func holdClaims(_ device: String, until: Instant) {
+        claimsHeldUntil[device] = until
     }
 
     /// Handles one event at `now` and returns the actions to perform, in order.
@@ -183,7 +205,7 @@ public struct OwnershipCore<Instant: InstantProtocol>: Sendable where Instant.Du
     /// The earliest instant after `now` at which a ``ClusterEvent/tick`` could change a decision.
     public func nextDeadline(after now: Instant) -> Instant? {
         guard let up = brokerUpSince else { return nil }
-        var candidates: [Instant] = [up.advanced(by: settings.startupQuiet)]
+        var candidates: [Instant] = [up.advanced(by: settings.startupQuiet)] + Array(claimsHeldUntil.values)
         for (device, view) in owners where view.payload.bridge == bridgeID && phases[device] == nil {
             candidates.append(view.namedSince.advanced(by: settings.claimWait))
         }

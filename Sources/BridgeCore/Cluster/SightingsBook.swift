@@ -90,6 +90,15 @@ public struct SightingsBook<Instant: InstantProtocol>: Sendable where Instant.Du
         segmentsByAddress[address]?.sort()
     }
 
+    /// Stops wanting a device (removed or renamed at run time): its sightings are no longer reported.
+    public mutating func unwant(_ segment: String) {
+        guard let address = wanted.removeValue(forKey: segment) else { return }
+        segmentsByAddress[address]?.removeAll { $0 == segment }
+        if segmentsByAddress[address]?.isEmpty == true { segmentsByAddress[address] = nil }
+        aged.remove(segment)
+        choices[segment] = nil
+    }
+
     /// Makes the device's entries carry `last_seen` (a tracker: SPEC §12).
     public mutating func reportLastSeen(_ segment: String) {
         aged.insert(segment)

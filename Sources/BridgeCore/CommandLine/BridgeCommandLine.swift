@@ -48,10 +48,26 @@ public enum BridgeCommandLine {
                 defaultValue: "warning"),
         ])
 
+    /// `ble-mqtt-bridge web`: the bridge's page (SPEC §14), the executable `ble-mqtt-bridge-web` beside this one.
+    public static let web = CommandLineCommand(
+        name: "web", abstract: "Serve the bridge's page over HTTP (a process of its own that talks only MQTT).",
+        options: [
+            configOption,
+            CommandLineOption(
+                name: "listen", valueName: "host:port", help: "Where to listen; overrides web.listen of the configuration file."),
+            CommandLineOption(
+                name: "log-level", valueName: "level",
+                help: "The log level; overrides log_level of the configuration file (info if neither is set).",
+                kind: .choice(logLevels)),
+        ])
+
+    /// The page's executable, installed beside `ble-mqtt-bridge`.
+    public static let webExecutable = "ble-mqtt-bridge-web"
+
     /// The root command, `ble-mqtt-bridge`.
     public static let root = CommandLineCommand(
         name: "ble-mqtt-bridge", abstract: "Bridges Bluetooth LE peripherals (through BlueZ) to an MQTT broker.",
-        subcommands: [run, checkConfig, scan])
+        subcommands: [run, checkConfig, scan, web])
 
     /// The parser of the bridge's command line.
     public static let parser = CommandLineParser(root: root, version: version)

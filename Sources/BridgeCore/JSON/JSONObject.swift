@@ -66,6 +66,11 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         members.append(Member(key: key, value: value))
     }
 
+    /// Removes every member named `key`.
+    public mutating func removeAll(key: String) {
+        members.removeAll { $0.key == key }
+    }
+
     /// The keys in order.
     public var keys: [String] { members.map(\.key) }
 }

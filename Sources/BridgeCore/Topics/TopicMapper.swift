@@ -17,8 +17,10 @@ public struct TopicMapper: Sendable {
     public static let bridgesSegment = "bridges"
     /// The service segment of a profile's named commands (SPEC §15): `{base}/{device}/command/{name}/set`.
     public static let commandSegment = "command"
+    /// The segment under the base topic of what every bridge shares (SPEC §14: `{base}/config/devices/{segment}`).
+    public static let configSegment = "config"
     /// The segments under the base topic no device may use (a device `name` is checked against them).
-    public static let reservedSegments: Set<String> = [bridgeSegment, bridgesSegment]
+    public static let reservedSegments: Set<String> = [bridgeSegment, bridgesSegment, configSegment]
 
     /// `mqtt.base_topic`.
     public let baseTopic: String
@@ -85,9 +87,19 @@ public struct TopicMapper: Sendable {
     /// `{base}/+/+/+/get`: the filter for read commands.
     public let getFilter: String
 
+    /// `{own}/request/device/+`: the filter for the run-time device requests (SPEC §14: `device/add`, ...).
+    public var deviceRequestFilter: String { "\(ownPrefix)request/device/+" }
+    /// `{base}/config/devices/+`: the devices added at run time, retained (SPEC §14), shared by every bridge.
+    public var configDevicesFilter: String { "\(prefix)\(Self.configSegment)/devices/+" }
+
+    /// `{base}/config/devices/{segment}`: a device added at run time (retained; empty: removed).
+    public func configDevice(_ segment: String) -> String { "\(prefix)\(Self.configSegment)/devices/\(segment)" }
+
     /// Every command filter the bridge subscribes to (a cluster member also subscribes to
     /// ``ClusterTopics/filters``).
-    public var commandFilters: [String] { [setFilter, getFilter, bridgeRequestFilter] }
+    public var commandFilters: [String] {
+        [setFilter, getFilter, bridgeRequestFilter, deviceRequestFilter, configDevicesFilter]
+    }
 
     /// `{base}/bridge/request/{command}`, or `{base}/bridges/{id}/request/{command}` with the cluster on.
     public func bridgeRequest(_ command: String) -> String { "\(ownPrefix)request/\(command)" }
@@ -195,7 +207,7 @@ public struct TopicMapper: Sendable {
         var index = start
         while index != rest.endIndex {
             if rest[index] == 0x2F {  // "/"
-                if parts.count == 4 { return nil }
+                if parts.count == 5 { return nil }
                 parts.append(Substring(topic[start..<index]))
                 start = rest.index(after: index)
             }
@@ -205,18 +217,28 @@ public struct TopicMapper: Sendable {
         for part in parts where part.isEmpty || part.utf8.contains(0x2B) || part.utf8.contains(0x23) {
             return nil
         }
+        if parts.count == 3, parts[0] == Self.configSegment, parts[1] == "devices" {
+            return .configDevice(segment: String(parts[2]))
+        }
         if let cluster {
-            if parts.count == 4, parts[0] == Self.bridgesSegment, parts[1] == cluster.bridgeID, parts[2] == "request" {
-                return .bridgeRequest(command: String(parts[3]))
+            if parts.count >= 4, parts[0] == Self.bridgesSegment, parts[1] == cluster.bridgeID, parts[2] == "request" {
+                return Self.request(parts.dropFirst(3))
             }
-        } else if parts.count == 3, parts[0] == Self.bridgeSegment, parts[1] == "request" {
-            return .bridgeRequest(command: String(parts[2]))
+        } else if parts.count >= 3, parts[0] == Self.bridgeSegment, parts[1] == "request" {
+            return Self.request(parts.dropFirst(2))
         }
         guard parts.count == 4, parts[0] != Self.bridgeSegment, parts[0] != Self.bridgesSegment,
             let operation = CharacteristicOperation(rawValue: String(parts[3]))
         else { return nil }
         return .characteristic(
             device: String(parts[0]), service: String(parts[1]), characteristic: String(parts[2]), operation: operation)
+    }
+
+    /// `{command}` or `device/{command}` (SPEC §14's requests), nil for deeper topics.
+    private static func request(_ parts: ArraySlice<Substring>) -> IncomingTopic? {
+        if parts.count == 1 { return .bridgeRequest(command: String(parts[parts.startIndex])) }
+        guard parts.count == 2, parts[parts.startIndex] == "device" else { return nil }
+        return .bridgeRequest(command: "device/" + parts[parts.startIndex + 1])
     }
 
     // MARK: - Validation
@@ -280,6 +302,8 @@ public enum CharacteristicOperation: String, Sendable, Hashable {
 public enum IncomingTopic: Sendable, Hashable {
     /// `{base}/{device}/{service}/{characteristic}/set|get`.
     case characteristic(device: String, service: String, characteristic: String, operation: CharacteristicOperation)
-    /// `{base}/bridge/request/{command}`.
+    /// `{base}/bridge/request/{command}` (also `device/add`, ...: SPEC §14).
     case bridgeRequest(command: String)
+    /// `{base}/config/devices/{segment}`: a device added at run time (SPEC §14).
+    case configDevice(segment: String)
 }

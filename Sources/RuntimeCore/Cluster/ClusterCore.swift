@@ -29,6 +29,11 @@ package struct ClusterCore<Instant: InstantProtocol>: Sendable where Instant.Dur
         case link(segment: String, address: BluetoothAddress, adapter: String?)
         /// Free connection slots per adapter of this bridge.
         case freeSlots([String: Int])
+        /// The configuration no longer wants this device (removed or renamed at run time, SPEC §14).
+        case unwant(segment: String)
+        /// A device wanted at run time (SPEC §14): nobody is claimed for it until the sightings of the other bridges,
+        /// which learn of it a little later, are in (two sightings intervals).
+        case holdClaims(segment: String)
         /// Time passed (``nextDeadline(after:)`` is due).
         case tick
     }
@@ -134,6 +139,15 @@ package struct ClusterCore<Instant: InstantProtocol>: Sendable where Instant.Dur
             }
         case .freeSlots(let slots):
             sightingsStep(.adapters(freeSlots: slots), now: now, unixTime: unixTime, &out)
+        case .holdClaims(let segment):
+            ownership.holdClaims(segment, until: now.advanced(by: ownership.settings.startupQuiet * 2))
+        case .unwant(let segment):
+            guard ownership.wanted[segment] != nil else { break }
+            sightings.unwant(segment)
+            if ownership.unwant(segment) {
+                out.append(.publish(topic: topics.owner(device: segment), payload: []))
+            }
+            out.append(.log(.debug, "cluster: \(segment) is no longer wanted"))
         case .tick:
             sightingsStep(.tick, now: now, unixTime: unixTime, &out)
             ownershipStep(.tick, now: now, unixTime: unixTime, &out)

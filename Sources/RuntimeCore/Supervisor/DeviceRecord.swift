@@ -15,6 +15,11 @@ package struct DeviceRecord: Sendable, Equatable {
     package var services: [String] = []
     /// Links that came up since start (health: `reconnects` is one less).
     package var connects = 0
+    /// The maker and model as the device told them (Device Information, an advertisement family, a profile).
+    package var manufacturer: String?
+    package var model: String?
+    /// The profile the device runs (SPEC §15), by id.
+    package var profile: String?
 
     /// A value with these fields.
     package init(

@@ -39,9 +39,9 @@ extension SupervisorCore {
         let plan = SessionPlan(
             path: path, address: address, addressType: dev.addressType, segment: segment, config: deviceConfig,
             connectNow: connectNow || isStored(address.description), seed: makeSeed(), policy: policy)
-        addRecord(
-            DeviceRecord(path: path, segment: segment, address: address, addressType: dev.addressType, policy: policy),
-            object: dev)
+        var record = DeviceRecord(path: path, segment: segment, address: address, addressType: dev.addressType, policy: policy)
+        record.profile = deviceConfig?.profile?.id
+        addRecord(record, object: dev)
         out.append(.log(.info, "found \(address) (\(name ?? "no name")) → \(topics.baseTopic)/\(segment) [\(policy.name)]"))
         out.append(.startSession(plan))
         listDevices(force: false, &out)
@@ -172,7 +172,12 @@ extension SupervisorCore {
         case .connectReturned(let path):
             storedConnectReturned(path, now: now, tree: tree, &out)
         case .mapped(let path, let mapped):
-            guard update(path, &out, { $0.services = mapped.serviceSegments }), let record = devices[path] else { return }
+            let profile = devices[path].flatMap { config.device(address: $0.address, name: mapped.name)?.profile?.profile }
+            guard update(path, &out, { record in
+                record.services = mapped.serviceSegments
+                record.manufacturer = mapped.information.manufacturer ?? profile?.manufacturer
+                record.model = mapped.information.model ?? profile?.model
+            }), let record = devices[path] else { return }
             if config.homeAssistant.discovery {
                 out.append(.homeAssistantPublish(
                     path: path,
@@ -189,6 +194,11 @@ extension SupervisorCore {
             }
             listDevices(force: false, &out)
         case .advertised(let path, let advertised, let name):
+            update(path, &out) { record in
+                record.manufacturer = advertised.manufacturer ?? record.manufacturer
+                record.model = advertised.model ?? record.model
+            }
+            listDevices(force: false, &out)
             guard let record = devices[path], config.homeAssistant.discovery else { return }
             out.append(.homeAssistantPublish(
                 path: path,

@@ -48,6 +48,10 @@ extension SupervisorCore {
         entry.append("adapter", .string(BlueZNames.adapterName(of: record.path)))
         entry.append("paired", .bool(object?.paired ?? false))
         entry.append("bonded", .bool(object?.bonded ?? false))
+        // Known once the device told them (Device Information, its advertisement family, its profile).
+        if let manufacturer = record.manufacturer { entry.append("manufacturer", .string(manufacturer)) }
+        if let model = record.model { entry.append("model", .string(model)) }
+        if let profile = record.profile { entry.append("profile", .string(profile)) }
         return .object(entry)
     }
 }

@@ -138,8 +138,9 @@ extension SupervisorCore {
     package func discoveryNeeded(_ name: String) -> Bool {
         // With an active monitor, advertisement devices need no scan.
         let passive = radios[name]?.discovery.monitor == .active
-        // A cluster member keeps hearing the devices other bridges own: its sightings must stay current.
-        if cluster != nil { return true }
+        // A cluster member keeps hearing the devices other bridges own: its sightings must stay current. A `scan`
+        // request hears every advertiser (SPEC §14).
+        if cluster != nil || !scans.isEmpty { return true }
         // Trackers are heard only by an active scan: phones and tags match no monitor pattern.
         if !config.bluetooth.services.isEmpty || !config.trackers.isEmpty || (listensToAdvertisements && !passive) {
             return true
@@ -168,9 +169,8 @@ extension SupervisorCore {
         // A UUID filter hides peripherals that `devices` entries match by name or address.
         // Advertisers (SPEC §7) need every advertisement of every device: no UUID filter, and
         // BlueZ's duplicate filter off (`DuplicateData: true`).
-        let advertisements = listensToAdvertisements
-        let uuids = config.devices.isEmpty && !advertisements ? config.bluetooth.services.map(\.uuidString) : []
-        out.append(.startDiscovery(adapter: name, uuids: uuids, duplicateData: advertisements))
+        let filter = discoveryFilter
+        out.append(.startDiscovery(adapter: name, uuids: filter.uuids, duplicateData: filter.duplicateData))
     }
 
     /// A stored peripheral's first connection attempt returned (or its head start is over, with

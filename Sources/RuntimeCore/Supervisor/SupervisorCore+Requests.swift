@@ -12,6 +12,19 @@ extension SupervisorCore {
         package var error: String?
         /// The request's `transaction`, echoed.
         package var transaction: JSONValue?
+        /// The §14 requests' error code: the answer's `error` is then `{"code", "message"}` (older requests keep
+        /// the text alone).
+        package var errorCode: Code?
+        /// The request's v5 Response Topic, answered there too.
+        package var replyTo: ReplyAddress?
+
+        /// The error codes of the §14 requests.
+        package enum Code: String, Sendable, Equatable {
+            case invalidPayload = "invalid_payload"
+            case exists
+            case notFound = "not_found"
+            case readOnly = "read_only"
+        }
 
         package enum Body: Sendable, Equatable {
             /// `data: {}`.
@@ -23,6 +36,8 @@ extension SupervisorCore {
             case devices([JSONValue])
             /// `data.device` (and `data.address` when set).
             case device(name: String, address: String?)
+            /// `data.devices`: the advertisers a `scan` heard.
+            case scan([JSONValue])
         }
 
         /// A value with these fields.
@@ -35,15 +50,25 @@ extension SupervisorCore {
     }
 
     /// The commands a request may name.
-    package static var requestCommands: [String] { ["health_check", "devices", "forget", "reconnect", "unpair"] }
+    package static var requestCommands: [String] {
+        ["health_check", "devices", "forget", "reconnect", "unpair", "scan"] + deviceRequests
+    }
 
     /// A request: parses its payload (anything but JSON counts as `null`), performs `forget` or
     /// `reconnect` of the device it names (a stored peripheral without a session can be
     /// forgotten as well), and answers.
-    package mutating func request(_ command: String, payload: [UInt8], _ out: inout [Action]) {
+    package mutating func request(
+        _ command: String, payload: [UInt8], replyTo: ReplyAddress? = nil, now: Instant, tree: Tree, _ out: inout [Action]
+    ) {
         let request = (try? JSONParser.parse(payload)) ?? .null
         var response = Response(command: command, transaction: request["transaction"])
+        response.replyTo = replyTo
         switch command {
+        case "scan":
+            // Answered when its window is over.
+            if scanRequest(request, &response, now: now, tree: tree, &out) { return }
+        case _ where Self.deviceRequests.contains(command):
+            deviceRequest(command, payload: payload, &response, now: now, tree: tree, &out)
         case "health_check":
             response.body = .health(bluez: bluezAvailable, adapter: anyAdapterReady)
         case "devices":

@@ -74,8 +74,10 @@ extension SupervisorCore {
         /// Discovery configs went out (``Action/homeAssistantPublish(path:_:hold:)``,
         /// ``Action/homeAssistantReleaseHeld``): these devices' last values (nil: every device's) follow.
         case homeAssistantSent(devices: Set<String>?)
-        /// `{base}/bridge/request/{command}` with its payload.
-        case request(command: String, payload: [UInt8])
+        /// `{base}/bridge/request/{command}` with its payload, and its v5 Response Topic.
+        case request(command: String, payload: [UInt8], replyTo: ReplyAddress? = nil)
+        /// `{base}/config/devices/{segment}`: a device added at run time (empty: removed), SPEC §14.
+        case configDevice(segment: String, payload: [UInt8])
         /// A session paired its device (or saw it paired): `bridge/devices` shows its paired and bonded flags (the
         /// tree holds its object).
         case paired(path: String)
@@ -218,6 +220,16 @@ extension SupervisorCore {
         case sendDevices([UInt8])
         /// Answer a request on `bridge/response/{command}` and to its v5 Response Topic.
         case respond(Response)
+        /// The configuration's devices changed (SPEC §14): sessions started from now on use these.
+        case devicesChanged([BridgeConfig.Device])
+        /// Write `devices_file` with these entries (atomically).
+        case writeAddedDevices([JSONValue])
+        /// A `scan` request began: note every advertiser heard from now on.
+        case scanStarted
+        /// Answer a `scan` request with the advertisers heard since `since`.
+        case answerScan(Response, since: Instant)
+        /// No `scan` request is left: stop noting advertisers.
+        case scanFinished
         /// Publish the values held while the broker was away.
         case flushHeldValues
         /// `{base}/bridge/health` (and the metrics file).

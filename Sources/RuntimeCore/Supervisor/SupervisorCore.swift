@@ -15,8 +15,23 @@ import Logging
 /// keeps the managed devices' state from the sessions' reports and writes it to the registry
 /// (``Action/record(_:)``): the supervisor is the registry's only writer.
 package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    package let config: BridgeConfig
-    package let topics: TopicMapper
+    /// The configuration; its `devices` are bridge.yaml's and those added at run time (``added``, SPEC §14).
+    package internal(set) var config: BridgeConfig
+    package internal(set) var topics: TopicMapper
+    /// bridge.yaml's devices (they win over a run-time entry of the same name or address).
+    package let fixedDevices: [BridgeConfig.Device]
+    /// The devices added at run time (SPEC §14).
+    package internal(set) var added = AddedDevices()
+    /// Decodes a run-time entry with bridge.yaml's rules (ConfigLoader's; set by the executor).
+    package var decodeAddedDevice: AddedDeviceDecoder = { _ throws(ConfigError) in
+        throw ConfigError(code: .invalidValue, file: "device/add", line: 1, column: 1, message: "no decoder for run-time devices")
+    }
+    /// After a broker connection: until when retained `config/devices` entries are collected, and those seen.
+    package var configSync: (until: Instant, seen: Set<String>)?
+    /// Sessions of removed or renamed devices: the segment whose retained availability is cleared when they end.
+    package var clearOnEnd: [String: String] = [:]
+    /// `scan` requests (SPEC §14) under way: when each is answered, since when it listens, and its answer.
+    package var scans: [PendingScan] = []
     /// Mapped peripherals are stored (a state file is configured).
     package let remembers: Bool
     package let startedAt: Instant
@@ -90,6 +105,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
 
     package init(config: BridgeConfig, now: Instant) {
         self.config = config
+        fixedDevices = config.devices
         topics = TopicMapper(config: config)
         remembers = config.stateFile != nil
         startedAt = now
@@ -110,6 +126,8 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         }
         if severalAdapters { deadlines += [placement.nextDeadline, placingAt.values.min()] }
         deadlines.append(clusterTickAt)
+        deadlines.append(configSync?.until)
+        deadlines += scans.map(\.until)
         // Served devices waiting for their objects: at once.
         if !servedAwaitingObjects.isEmpty { deadlines.append(startedAt) }
         return deadlines.compactMap { $0 }.min()
@@ -227,11 +245,14 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             }
         case .brokerConnected:
             brokerConnected(now: now, &out)
+            configSync = (now.advanced(by: Self.configSyncWindow), [])
             clusterBrokerConnected(now: now, unixTime: unixTime, tree: tree, &out)
             if !config.trackers.isEmpty { out.append(.presenceBroker(up: true)) }
         case .brokerDisconnected:
             clusterStep(.brokerDisconnected, now: now, unixTime: unixTime, tree: tree, &out)
             if !config.trackers.isEmpty { out.append(.presenceBroker(up: false)) }
+        case .configDevice(let segment, let payload):
+            configDevice(segment, payload: payload, now: now, tree: tree, &out)
         case .clusterMessage(let topic, let payload):
             clusterStep(.message(topic, payload: payload), now: now, unixTime: unixTime, tree: tree, &out)
         case .trackerHeard(let segment, let address, let adapter, let rssi):
@@ -242,8 +263,8 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
             homeAssistantRepublish(reason: "Home Assistant is online", now: now, &out)
         case .homeAssistantSent(let segments):
             homeAssistant.sent(devices: segments, now: now)
-        case .request(let command, let payload):
-            request(command, payload: payload, &out)
+        case .request(let command, let payload, let replyTo):
+            request(command, payload: payload, replyTo: replyTo, now: now, tree: tree, &out)
         case .paired(let path):
             // Its paired and bonded flags changed (the tree holds its object).
             if devices[path] != nil { listDevices(force: false, &out) }
@@ -257,6 +278,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         case .sessionEnded(let path):
             clusterLink(path, up: false, now: now, unixTime: unixTime, tree: tree, &out)
             sessionEnded(path)
+            clearAfterSession(path, &out)
             if cluster != nil { out.append(.homeAssistantForget(path: path)) }
             out.append(.log(.debug, "the session of \(path) ended"))
             if let record = removeRecord(path) {
@@ -282,6 +304,8 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         case .tick(let lastAdvertisement, let advertisers):
             tick(now: now, tree: tree, lastAdvertisement: lastAdvertisement, &out)
             serveAwaiting(now: now, tree: tree, &out)
+            if let until = configSync?.until, until <= now { configSyncEnded(now: now, tree: tree, &out) }
+            answerScans(now: now, tree: tree, &out)
             if let at = clusterTickAt, at <= now {
                 clusterTickAt = nil
                 clusterTick(advertisers: advertisers, now: now, unixTime: unixTime, tree: tree, &out)

@@ -87,6 +87,12 @@
     const intervalRow = el('div', { class: 'row', hidden: true }, el('label', {}, 'Poll every'), interval);
     const bindkey = el('input', { type: 'text', 'data-testid': 'add-bindkey', placeholder: '32 hex digits', autocomplete: 'off' });
     const bindkeyRow = el('div', { class: 'row', hidden: true }, el('label', {}, 'Bindkey'), bindkey);
+    // SPEC §11: how the device pairs when an operation needs it; a passkey device's six digits.
+    const pairing = el('select', { 'data-testid': 'add-pairing' },
+      ['none', 'just_works', 'passkey'].map((p) => el('option', { value: p }, p)));
+    const passkey = el('input', { type: 'text', 'data-testid': 'add-passkey', placeholder: '6 digits', size: 7, autocomplete: 'off', inputmode: 'numeric' });
+    const passkeyRow = el('div', { class: 'row', hidden: true }, el('label', {}, 'Passkey'), passkey);
+    const pairingRow = el('div', { class: 'row' }, el('label', {}, 'Pairing'), pairing);
     const button = el('button', { type: 'button', 'data-testid': 'add-button' }, 'Add');
     const result = el('span', { class: 'result', 'data-testid': 'add-result' });
     const node = el('section', { class: 'add', 'data-testid': 'add-form', hidden: true },
@@ -94,17 +100,24 @@
       el('div', { class: 'row' }, el('label', {}, 'Address'), address),
       el('div', { class: 'row' }, el('label', {}, 'Name'), name),
       el('div', { class: 'row' }, el('label', {}, 'Connection'), connection),
-      intervalRow, bindkeyRow, el('div', { class: 'row' }, button, result));
+      intervalRow, bindkeyRow, pairingRow, passkeyRow, el('div', { class: 'row' }, button, result));
     let encrypted = false;
     const sync = () => {
       intervalRow.hidden = connection.value !== 'poll';
       bindkeyRow.hidden = !encrypted;
+      pairingRow.hidden = connection.value === 'advertisement';
+      passkeyRow.hidden = pairingRow.hidden || pairing.value !== 'passkey';
     };
     connection.addEventListener('change', sync);
+    pairing.addEventListener('change', sync);
     button.addEventListener('click', async () => {
       const entry = { name: name.value.trim(), match: { address: address.value }, connection: connection.value };
       if (connection.value === 'poll') entry.poll_interval = interval.value.trim();
       if (encrypted && bindkey.value.trim()) entry.advertisement = { bindkey: bindkey.value.trim() };
+      if (connection.value !== 'advertisement' && pairing.value !== 'none') {
+        entry.pairing = pairing.value;
+        if (pairing.value === 'passkey') entry.passkey = passkey.value.trim();
+      }
       BMB.pending(result);
       const answer = await BMB.post('/api/request', { command: 'device/add', bridge: null, payload: entry });
       const segment = answer && answer.data && answer.data.device;
