@@ -145,9 +145,12 @@ let package = Package(
         .testTarget(
             name: "WebUITests",
             dependencies: [
+                // Not HummingbirdTesting: it brings async-http-client, swift-nio-ssl and BoringSSL into
+                // every `swift build --build-tests`. The router tests talk raw HTTP/1.1 to a real server.
                 "WebUI", "BridgeCore", "MQTT",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "YAMLKitTests", dependencies: ["YAMLKit"]),

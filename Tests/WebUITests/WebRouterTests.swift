@@ -1,96 +1,68 @@
 import BridgeCore
-import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import Testing
 import WebUI
 
+/// The router through a real server on 127.0.0.1 and raw HTTP/1.1 (TestHTTPClient).
 @Suite struct WebRouterTests {
-    static let session = "0123456789abcdef"
-
-    func app(token: String? = nil, broker: FakeBroker = FakeBroker()) -> (some ApplicationProtocol, PageCore) {
-        let core = broker.makeCore(settings(token: token))
-        let app = Application(router: WebRouter.make(core: core, session: Self.session))
-        return (app, core)
-    }
+    static let json = ("Content-Type", "application/json")
 
     @Test func everyResponseCarriesTheSecurityHeaders() async throws {
-        try await app().0.test(.router) { client in
+        try await withWebServer { client, _ in
             for (uri, status) in [("/", HTTPResponse.Status.ok), ("/assets/app.js", .ok), ("/nothing", .notFound)] {
-                try await client.execute(uri: uri, method: .get) { response in
-                    #expect(response.status == status, "\(uri)")
-                    #expect(response.headers[.contentSecurityPolicy]?.hasPrefix("default-src 'none'; script-src 'self'") == true)
-                    #expect(response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
-                    #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
-                }
+                let response = try await client.execute("GET", uri)
+                #expect(response.status == status, "\(uri)")
+                #expect(response[header: "Content-Security-Policy"]?.hasPrefix("default-src 'none'; script-src 'self'") == true)
+                #expect(response[header: "X-Content-Type-Options"] == "nosniff")
+                #expect(response[header: "Referrer-Policy"] == "no-referrer")
             }
-            try await client.execute(uri: "/assets/app.css", method: .get) { response in
-                #expect(response.headers[.contentType] == "text/css; charset=utf-8")
-            }
+            let css = try await client.execute("GET", "/assets/app.css")
+            #expect(css[header: "Content-Type"] == "text/css; charset=utf-8")
         }
     }
 
     @Test func theShellHasNoInlineScriptOrStyle() async throws {
-        try await app().0.test(.router) { client in
-            try await client.execute(uri: "/", method: .get) { response in
-                let html = String(buffer: response.body)
-                #expect(html.contains(#"<script src="/assets/app.js" defer></script>"#))
-                #expect(!html.contains("<script>"))
-                #expect(!html.contains("<style"))
-                #expect(!html.contains("style="))
-                #expect(!html.contains(" on"))  // no onclick= etc.
-            }
+        try await withWebServer { client, _ in
+            let html = try await client.execute("GET", "/").body
+            #expect(html.contains(#"<script src="/assets/app.js" defer></script>"#))
+            #expect(!html.contains("<script>"))
+            #expect(!html.contains("<style"))
+            #expect(!html.contains("style="))
+            #expect(!html.contains(" on"))  // no onclick= etc.
         }
     }
 
     @Test func withoutATokenEverythingIsOpen() async throws {
-        try await app().0.test(.router) { client in
-            try await client.execute(uri: "/api/snapshot", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(String(buffer: response.body).hasPrefix(#"{"base":"ble","cluster":false"#))
-            }
+        try await withWebServer { client, _ in
+            let response = try await client.execute("GET", "/api/snapshot")
+            #expect(response.status == .ok)
+            #expect(response.body.hasPrefix(#"{"base":"ble","cluster":false"#))
         }
     }
 
     @Test func withATokenABearerOrTheLoginCookieIsNeeded() async throws {
-        try await app(token: "s3cret").0.test(.router) { client in
-            try await client.execute(uri: "/api/snapshot", method: .get) { response in
-                #expect(response.status == .unauthorized)
-            }
-            try await client.execute(uri: "/api/snapshot", method: .get, headers: [.authorization: "Bearer wrong"]) {
-                #expect($0.status == .unauthorized)
-            }
-            try await client.execute(uri: "/", method: .get) { response in
-                #expect(response.status == .seeOther)
-                #expect(response.headers[.location] == "/login")
-            }
-            try await client.execute(uri: "/api/snapshot", method: .get, headers: [.authorization: "Bearer s3cret"]) {
-                #expect($0.status == .ok)
-            }
-            try await client.execute(uri: "/login", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(String(buffer: response.body).contains(#"data-testid="login-form""#))
-            }
-            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
-            try await client.execute(uri: "/login", method: .post, headers: form, body: ByteBuffer(string: "token=nope")) {
-                #expect($0.status == .unauthorized)
-                #expect(String(buffer: $0.body).contains("login-error"))
-            }
-            let cookie = try await client.execute(
-                uri: "/login", method: .post, headers: form, body: ByteBuffer(string: "token=s3cret")
-            ) { response in
-                #expect(response.status == .seeOther)
-                return response.headers[.setCookie] ?? ""
-            }
-            #expect(cookie.hasPrefix("bmb_session=\(Self.session);"))
+        try await withWebServer(token: "s3cret") { client, _ in
+            #expect(try await client.execute("GET", "/api/snapshot").status == .unauthorized)
+            #expect(try await client.execute("GET", "/api/snapshot", headers: [("Authorization", "Bearer wrong")]).status == .unauthorized)
+            let shell = try await client.execute("GET", "/")
+            #expect(shell.status == .seeOther)
+            #expect(shell[header: "Location"] == "/login")
+            #expect(try await client.execute("GET", "/api/snapshot", headers: [("Authorization", "Bearer s3cret")]).status == .ok)
+            let login = try await client.execute("GET", "/login")
+            #expect(login.status == .ok)
+            #expect(login.body.contains(#"data-testid="login-form""#))
+            let form = ("Content-Type", "application/x-www-form-urlencoded")
+            let refused = try await client.execute("POST", "/login", headers: [form], body: "token=nope")
+            #expect(refused.status == .unauthorized)
+            #expect(refused.body.contains("login-error"))
+            let accepted = try await client.execute("POST", "/login", headers: [form, ("Origin", "null")], body: "token=s3cret")
+            #expect(accepted.status == .seeOther)
+            let cookie = accepted[header: "Set-Cookie"] ?? ""
+            #expect(cookie.hasPrefix("bmb_session=\(testSession);"))
             #expect(cookie.contains("HttpOnly"))
             #expect(!cookie.contains("s3cret"))
-            try await client.execute(uri: "/api/snapshot", method: .get, headers: [.cookie: "a=b; bmb_session=\(Self.session)"]) {
-                #expect($0.status == .ok)
-            }
-            try await client.execute(uri: "/api/snapshot", method: .get, headers: [.cookie: "bmb_session=guess"]) {
-                #expect($0.status == .unauthorized)
-            }
+            #expect(try await client.execute("GET", "/api/snapshot", headers: [("Cookie", "a=b; bmb_session=\(testSession)")]).status == .ok)
+            #expect(try await client.execute("GET", "/api/snapshot", headers: [("Cookie", "bmb_session=guess")]).status == .unauthorized)
         }
     }
 
@@ -99,40 +71,32 @@ import WebUI
             [(topic.replacing("/request/", with: "/response/"),
               #"{"status":"ok","data":{},"transaction":"\#(payload["transaction"]?.stringValue ?? "")"}"#)]
         }
-        try await app(broker: broker).0.test(.router) { client in
-            let body = ByteBuffer(string: #"{"command":"device/remove","payload":{"device":"pantry"}}"#)
-            try await client.execute(uri: "/api/request", method: .post, headers: [.contentType: "text/plain"], body: body) {
-                #expect($0.status == .unsupportedMediaType)
-            }
-            try await client.execute(
-                uri: "/api/request", method: .post,
-                headers: [.contentType: "application/json", .origin: "http://evil.example"], body: body
-            ) {
-                #expect($0.status == .forbidden)
-            }
+        try await withWebServer(broker: broker) { client, _ in
+            let body = #"{"command":"device/remove","payload":{"device":"pantry"}}"#
+            let text = try await client.execute("POST", "/api/request", headers: [("Content-Type", "text/plain")], body: body)
+            #expect(text.status == .unsupportedMediaType)
+            let evil = try await client.execute("POST", "/api/request", headers: [Self.json, ("Origin", "http://evil.example")], body: body)
+            #expect(evil.status == .forbidden)
+            let null = try await client.execute("POST", "/api/request", headers: [Self.json, ("Origin", "null")], body: body)
+            #expect(null.status == .forbidden)
             #expect(broker.publishedCount == 0)
-            try await client.execute(
-                uri: "/api/request", method: .post,
-                headers: [.contentType: "application/json; charset=utf-8", .origin: "http://localhost"], body: body
-            ) { response in
-                #expect(response.status == .ok)
-                #expect(String(buffer: response.body).hasPrefix(#"{"status":"ok""#))
-            }
+            let response = try await client.execute(
+                "POST", "/api/request",
+                headers: [("Content-Type", "application/json; charset=utf-8"), ("Origin", client.origin)], body: body)
+            #expect(response.status == .ok)
+            #expect(response.body.hasPrefix(#"{"status":"ok""#))
             #expect(broker.published.withLock { $0.map(\.topic) } == ["ble/bridge/request/device/remove"])
         }
     }
 
     @Test func theEventStreamSendsMessagesAsDataLines() async throws {
-        let (app, core) = app()
-        try await app.test(.router) { client in
+        try await withWebServer { client, core in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    try await client.execute(uri: "/api/events", method: .get) { response in
-                        #expect(response.status == .ok)
-                        #expect(response.headers[.contentType] == "text/event-stream")
-                        let text = String(buffer: response.body)
-                        #expect(text == ": live\n\n" + #"data: {"topic":"ble/a/b/c","payload":"{\"value\":1}"}"# + "\n\n")
-                    }
+                    let response = try await client.execute("GET", "/api/events")
+                    #expect(response.status == .ok)
+                    #expect(response[header: "Content-Type"] == "text/event-stream")
+                    #expect(response.body == ": live\n\n" + #"data: {"topic":"ble/a/b/c","payload":"{\"value\":1}"}"# + "\n\n")
                 }
                 #expect(await eventually { core.hub.subscriberCount == 1 })
                 core.receive(topic: "ble/a/b/c", payload: Array(#"{"value":1}"#.utf8))

@@ -2,7 +2,8 @@ import Hummingbird
 
 /// Refuses cross-site and mistyped writes (SPEC §14): a POST must be `application/json` (the login form:
 /// `application/x-www-form-urlencoded`), and an `Origin` header, when present, must name this server's host.
-/// A form on another site can then neither post JSON nor pass the origin check.
+/// A form on another site can then neither post JSON nor pass the origin check. (The login form's own post may
+/// carry `Origin: null`.)
 public struct RequestGuardMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Creates the middleware.
     public init() {}
@@ -11,10 +12,15 @@ public struct RequestGuardMiddleware<Context: RequestContext>: RouterMiddleware 
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard request.method == .post else { return try await next(request, context) }
-        if let origin = request.headers[.origin], !Self.originMatches(origin, host: Self.host(of: request)) {
+        // The login form is a navigation: under `Referrer-Policy: no-referrer` the browser sends `Origin: null`.
+        // Taking it there is harmless (logging someone in takes the token); the JSON API never accepts it.
+        let isLogin = request.uri.path == "/login"
+        if let origin = request.headers[.origin], !(isLogin && origin == "null"),
+            !Self.originMatches(origin, host: Self.host(of: request))
+        {
             throw HTTPError(.forbidden, message: "the Origin does not match this server")
         }
-        let expected = request.uri.path == "/login" ? "application/x-www-form-urlencoded" : "application/json"
+        let expected = isLogin ? "application/x-www-form-urlencoded" : "application/json"
         guard let type = request.headers[.contentType], Self.mediaType(type) == expected else {
             throw HTTPError(.unsupportedMediaType, message: "expected Content-Type: \(expected)")
         }
