@@ -47,9 +47,9 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
     /// Where each device goes among the adapters (only consulted with several adapters).
     package var placement: AdapterPlacement
     /// Devices with a running session (until its loop ended).
-    package private(set) var sessions: Set<String> = []
+    package internal(set) var sessions: Set<String> = []
     /// The session's device path of each address with a session: one session per address, whatever the adapter.
-    package private(set) var sessionOf: [String: String] = [:]
+    package internal(set) var sessionOf: [String: String] = [:]
     /// Addresses whose session was stopped to move: the adapter (name) its next session goes through.
     package var pendingMoves: [String: String] = [:]
     /// Stored peripherals whose `ConnectDevice` is under way: the path it creates (several adapters: no
@@ -370,43 +370,7 @@ package struct SupervisorCore<Instant: InstantProtocol>: Sendable where Instant.
         out.append(.flushHeldValues)
     }
 
-    // MARK: Records
-
-    /// A session starts: its record, and the snapshot of its device object (`object`) `bridge/devices` shows.
-    package mutating func addRecord(_ record: DeviceRecord, object: DeviceSnapshot? = nil) {
-        managedSnapshots[record.path] = object
-        sessions.insert(record.path)
-        sessionOf[record.address.description] = record.path
-        placingAt[record.address.description] = nil
-        placeOpen.remove(record.address.description)
-        devices[record.path] = record
-    }
-
-    /// A session's loop ended: its address may get another.
-    mutating func sessionEnded(_ path: String) {
-        sessions.remove(path)
-        let address = BlueZNames.address(fromDevicePath: path)
-        if sessionOf[address] == path {
-            sessionOf[address] = nil
-            placement.link(address, on: nil)
-        }
-    }
-
-    /// Changes a managed device's state and writes it to the registry; false when it is not managed.
-    @discardableResult
-    package mutating func update(_ path: String, _ out: inout [Action], _ body: (inout DeviceRecord) -> Void) -> Bool {
-        guard var record = devices[path] else { return false }
-        body(&record)
-        devices[path] = record
-        out.append(.record(record))
-        return true
-    }
-
-    package mutating func removeRecord(_ path: String) -> DeviceRecord? {
-        managedSnapshots[path] = nil
-        return devices.removeValue(forKey: path)
-    }
-
+    /// A new jitter seed for a session's backoff.
     package mutating func makeSeed() -> UInt64 {
         nextSeed &+= 0x9E37_79B9_7F4A_7C15
         return nextSeed
